@@ -1,0 +1,41 @@
+// What isolation this kernel gives. Probed (never read from uname), cached, fakeable in tests,
+// shown by `paddock doctor`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace paddock {
+
+struct Features {
+  bool user_namespaces = false;
+  std::string userns_detail;     // why not, when not ("kernel.apparmor_restrict_unprivileged_userns=1")
+  bool proc_mount = false;       // a fresh /proc can be mounted inside (false in some containers)
+  int landlock_abi = 0;          // 0: unavailable
+  std::string landlock_detail;
+  bool seccomp_filter = false;
+  bool no_new_privs = false;
+  bool mount_setattr = false;    // recursive read-only binds
+  bool clone3 = false;
+  int cgroup_version = 0;        // 0 none, 1 v1 (or hybrid with v1 controllers), 2 unified
+  std::vector<std::string> cgroup_controllers;  // usable ones
+  std::string cgroup_detail;
+  bool tiocsti_legacy = true;    // dev.tty.legacy_tiocsti (true when absent)
+};
+
+class FeatureProbe {
+ public:
+  virtual ~FeatureProbe() = default;
+  virtual const Features& get() = 0;
+};
+
+// The real probe; results are cached after the first call. Thread-safe.
+FeatureProbe& host_features();
+
+// What `paddock run` will get on this host, in words: "namespaces + landlock(ABI 6) + seccomp".
+std::string describe_isolation(const Features& f);
+nlohmann::json to_json(const Features& f);
+
+}  // namespace paddock

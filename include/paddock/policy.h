@@ -1,0 +1,187 @@
+// The capability set: what a sandboxed command may touch. Built by PolicyBuilder (one builder,
+// one error), explained by `why`, turned into a plan by the engine. No syscalls happen here
+// except the path resolution the builder does through a FsView.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "paddock/result.h"
+
+namespace paddock {
+
+// Read grants read and execute; Write grants create/modify/delete without read; ReadWrite both.
+enum class Access : std::uint8_t { None = 0, Read = 1, Write = 2, ReadWrite = 3 };
+std::string_view to_string(Access a);          // "read", "write", "read+write", "none"
+Result<Access> parse_access(std::string_view);  // inverse of to_string; also "ro", "rw"
+inline bool grants(Access have, Access want) {
+  return (static_cast<int>(have) & static_cast<int>(want)) == static_cast<int>(want);
+}
+
+enum class Op { Read, Write, Exec };
+std::string_view to_string(Op op);
+Result<Op> parse_op(std::string_view);
+
+// Where a rule came from, for `why`, the footer and the JSON policy.
+struct Origin {
+  enum class Kind { BuiltIn, Profile, Flag, Cwd };
+  Kind kind = Kind::BuiltIn;
+  std::string detail;  // "--allow ../lib", "profile default", "/home/u/.config/paddock/profiles/x.toml:4:9"
+};
+
+// A filesystem grant. Paths keep their host names inside the sandbox.
+struct PathRule {
+  std::string path;   // absolute and canonical: symlinks resolved by the builder
+  std::string given;  // as written by the user or profile, for messages
+  Access access = Access::Read;
+  Origin origin;
+  bool optional = false;  // system paths that may be absent (/nix/store, /lib32): skipped if missing
+};
+
+// A sensitive path (credentials, keyrings, browser profiles, ...) hidden even inside an allowed
+// parent, unless a rule names exactly this path. The list lives in src/policy/sensitive_paths.cc.
+struct DeniedPath {
+  std::string path;    // absolute
+  std::string reason;  // "SSH keys and config"
+};
+
+// A file or directory that the host executes later on the user's behalf (VCS hooks, direnv,
+// editor tasks, shell rc files). Kept read-only inside writable areas unless a rule names exactly
+// this path. The list lives in src/policy/protected_paths.cc.
+struct ProtectedPath {
+  std::string path;    // absolute
+  std::string reason;  // "git hooks run by git on the host"
+  bool exists = true;  // absent ones are watched: paddock warns if the sandbox creates them
+};
+
+enum class NetMode {
+  Off,       // own network namespace, loopback only (default)
+  Host,      // share the host network (--allow-net)
+  Filtered,  // own namespace + egress filter with a domain allowlist (see docs/network.md)
+};
+std::string_view to_string(NetMode m);
+
+struct NetworkPolicy {
+  NetMode mode = NetMode::Off;
+  std::vector<std::string> allow_domains;  // "host", "*.domain", "host:port"
+  std::vector<std::string> deny_domains;
+};
+
+// The environment is scrubbed to a documented safe set (src/policy/env_policy.cc) plus these.
+struct EnvPolicy {
+  std::vector<std::string> pass;                          // names passed from the parent
+  std::vector<std::pair<std::string, std::string>> set;  // NAME=VALUE set explicitly
+};
+
+// Resource limits. Enforced by the engine (cgroups, rlimits, tmpfs sizes); see docs/limits.md.
+struct Limits {
+  std::optional<std::uint64_t> memory_bytes;
+  std::optional<std::uint64_t> pids;
+  std::optional<double> cpu;  // cores' worth of CPU time
+  std::optional<std::chrono::milliseconds> timeout;
+  std::optional<std::uint64_t> tmp_size_bytes;
+  std::optional<std::uint64_t> home_size_bytes;
+  std::optional<std::uint64_t> max_file_size_bytes;
+  std::optional<std::uint64_t> max_open_files;
+  bool core_dumps = false;
+  bool best_effort = false;  // --best-effort-limits: run even if a limit cannot be enforced
+};
+
+struct Policy {
+  std::string cwd;   // canonical host path; the sandbox starts here
+  std::string home;  // HOME inside the sandbox (the host's HOME path; a fresh tmpfs by default)
+  std::string user;  // USER / LOGNAME inside
+  std::vector<PathRule> paths;  // in the order they were added; later duplicates replace earlier
+  std::vector<DeniedPath> denied;
+  std::vector<ProtectedPath> protected_paths;
+  NetworkPolicy network;
+  EnvPolicy env;
+  Limits limits;
+  bool require_namespaces = false;
+  std::string profile;               // name of the profile the policy came from
+  std::vector<std::string> notes;    // things the builder noticed (skipped optional paths, ...)
+
+  const PathRule* find_rule(std::string_view path) const;  // exact match on path
+};
+
+// How the builder sees the host filesystem. Tests give it a fake tree.
+class FsView {
+ public:
+  virtual ~FsView() = default;
+  enum class Kind { Missing, File, Dir, Other };
+  // Resolves symlinks component by component (like realpath). Error if the path is missing.
+  virtual Result<std::string> canonical(const std::string& abs_path) const = 0;
+  virtual Kind kind(const std::string& abs_path) const = 0;  // does not follow a final symlink
+};
+std::shared_ptr<FsView> real_fs();
+
+// The facts about the invoking user that defaults depend on. `from_process()` reads them.
+struct HostContext {
+  std::string cwd;
+  std::string home;
+  std::string user;
+  unsigned uid = 0;
+  unsigned gid = 0;
+  std::shared_ptr<FsView> fs;
+  static Result<HostContext> from_process();
+};
+
+// Expands "~" and "~/x" against home, resolves relative paths against cwd, normalises "." and "..".
+// No filesystem access.
+std::string absolute_path(std::string_view given, const HostContext& ctx);
+
+class PolicyBuilder {
+ public:
+  explicit PolicyBuilder(HostContext ctx);
+
+  // Filesystem rules (repeatable). Relative paths resolve against the cwd; "~" against HOME.
+  PolicyBuilder& allow(std::string_view path, Access access, Origin origin);
+  // The cwd's access (default ReadWrite). Access::None leaves the cwd out of the policy.
+  PolicyBuilder& cwd_access(Access access, Origin origin = {Origin::Kind::Cwd, "current directory"});
+  // Leave out the built-in system paths (/usr, /etc, ...). For tests and special profiles only.
+  PolicyBuilder& no_system_defaults();
+  PolicyBuilder& network(NetMode mode);
+  PolicyBuilder& allow_domain(std::string_view pattern);
+  PolicyBuilder& deny_domain(std::string_view pattern);
+  PolicyBuilder& pass_env(std::string_view name);
+  PolicyBuilder& set_env(std::string_view name, std::string_view value);
+  PolicyBuilder& limits(const Limits& l);
+  Limits& mutable_limits() { return limits_; }
+  PolicyBuilder& require_namespaces(bool on = true);
+  PolicyBuilder& profile_name(std::string_view name);
+  // Records an error found by a caller (e.g. a profile) so build() reports it.
+  PolicyBuilder& fail(Error e);
+
+  // Validates and resolves everything. The first error wins; nothing half-valid escapes.
+  Result<Policy> build() const;
+
+  const HostContext& context() const { return ctx_; }
+
+ private:
+  struct PendingRule {
+    std::string given;
+    Access access;
+    Origin origin;
+  };
+  HostContext ctx_;
+  std::vector<PendingRule> rules_;
+  std::optional<Access> cwd_access_;
+  Origin cwd_origin_{Origin::Kind::Cwd, "current directory"};
+  bool cwd_explicit_ = false;
+  bool system_defaults_ = true;
+  NetworkPolicy network_;
+  EnvPolicy env_;
+  Limits limits_;
+  bool require_namespaces_ = false;
+  std::string profile_;
+  std::optional<Error> first_error_;
+};
+
+}  // namespace paddock

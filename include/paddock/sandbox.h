@@ -1,0 +1,146 @@
+// Running a command under a policy: run (stdio inherited), run_capture (stdio captured), and
+// start/wait for callers that keep sandboxes warm (the MCP server).
+//
+// Parent plans, child applies: paths, argv, envp, the mount/Landlock/seccomp plan are all built
+// before clone; between clone and exec the child only makes async-signal-safe calls and reports
+// a setup failure through a close-on-exec pipe.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "paddock/policy.h"
+#include "paddock/result.h"
+
+namespace paddock {
+
+// Thread-safe cancellation of a running sandbox (kills the whole tree).
+class CancelToken {
+ public:
+  CancelToken();
+  ~CancelToken();
+  CancelToken(const CancelToken&) = delete;
+  CancelToken& operator=(const CancelToken&) = delete;
+  void cancel();
+  bool cancelled() const;
+  int fd() const { return fd_; }  // an eventfd that becomes readable on cancel
+
+ private:
+  int fd_ = -1;
+};
+
+struct RunOptions {
+  std::vector<std::string> argv;          // argv[0] is looked up in PATH (the sandbox's PATH)
+  std::optional<std::vector<std::string>> host_env;  // default: this process's environment
+
+  enum class Stdio { Inherit, Capture };
+  Stdio stdio = Stdio::Inherit;
+  // Capture mode: at most this many bytes kept per stream; the rest is drained and counted.
+  std::size_t capture_limit = 16u << 20;
+  // Capture mode: bytes written to the child's stdin, then closed. Without it stdin is /dev/null.
+  std::optional<std::string> stdin_data;
+  // Capture mode: keep stdin as a pipe the caller writes to (Execution::take_stdin()).
+  bool stdin_pipe = false;
+
+  // Inherit mode: give the child its own pseudo-terminal when stdin is a terminal, and relay.
+  bool pty = true;
+  // Inherit mode: forward SIGINT, SIGTERM, SIGHUP, SIGQUIT (and SIGWINCH to the pty).
+  bool forward_signals = true;
+  // Extra descriptors kept open in the child under the same numbers (all others are closed).
+  std::vector<int> pass_fds;
+  // Write the effective policy to a file inside the sandbox and name it in PADDOCK_POLICY.
+  bool expose_policy = true;
+  std::shared_ptr<CancelToken> cancel;
+};
+
+// How one requested limit was enforced (for the report and the footer).
+struct LimitReport {
+  std::string name;       // "memory", "pids", "cpu", "timeout", ...
+  std::string requested;  // "2G"
+  std::string enforced_by;  // "cgroup v2", "cgroup v1", "rlimit RLIMIT_AS", "tmpfs size", "not enforced"
+  bool weaker = false;      // enforced less strictly than asked (e.g. rlimit instead of cgroup)
+  bool hit = false;         // the run reached it
+};
+
+struct RunResult {
+  enum class Status {
+    Exited,       // the command exited with exit_code
+    Signaled,     // the command died of signal `signal`
+    SetupFailed,  // the sandbox could not be built: setup_step / setup_errno
+    NotFound,     // exec failed: no such command (shell code 127)
+    NotExecutable,  // exec failed: not executable (shell code 126)
+  };
+  Status status = Status::Exited;
+  int exit_code = 0;
+  int signal = 0;
+  std::string setup_step;  // "mount proc", "landlock restrict", ...
+  int setup_errno = 0;
+  std::string setup_detail;  // the path or value involved
+
+  std::string isolation;              // "namespaces+landlock(6)+seccomp", "landlock(6)+seccomp"
+  std::vector<std::string> warnings;  // degraded isolation, created protected files, ...
+  bool timed_out = false;
+  bool oom = false;       // killed by the memory limit
+  bool cancelled = false;
+  std::vector<LimitReport> limits;
+
+  std::chrono::nanoseconds wall{0};
+  double user_cpu_s = 0;
+  double sys_cpu_s = 0;
+  std::uint64_t peak_memory_bytes = 0;
+  std::uint64_t processes_started = 0;
+  std::uint64_t stdout_bytes = 0;  // written by the child (captured or relayed)
+  std::uint64_t stderr_bytes = 0;
+  std::string stdout_data;  // capture mode
+  std::string stderr_data;
+  bool stdout_truncated = false;
+  bool stderr_truncated = false;
+
+  // The code a shell would report: exit code, 128+N for signal N, 126/127 for exec failures,
+  // 125 for a setup failure.
+  int shell_code() const;
+  // "sandbox setup failed: <step>: <reason>" or "<cmd>: command not found", or "".
+  std::string failure_message() const;
+};
+
+class Execution {
+ public:
+  virtual ~Execution() = default;
+  virtual pid_t pid() const = 0;
+  // Capture mode with stdin_pipe: the write end of the child's stdin (caller closes it).
+  virtual int take_stdin() = 0;
+  // Runs the monitor loop until the sandboxed tree is gone (relays, captures, limits).
+  virtual Result<RunResult> wait() = 0;
+};
+
+// Starts the sandbox and returns at once (the command is running, or setup failed and wait()
+// says so).
+Result<std::unique_ptr<Execution>> start(const Policy& policy, const RunOptions& options);
+
+// start() + wait().
+Result<RunResult> run(const Policy& policy, const RunOptions& options);
+// run() with stdio captured.
+Result<RunResult> run_capture(const Policy& policy, RunOptions options);
+
+// The policy as JSON (the PADDOCK_POLICY file, `why --self`, the run report). Version
+// "paddock.policy/1"; documented in docs/policy-json.md.
+nlohmann::json policy_to_json(const Policy& policy);
+Result<Policy> policy_from_json(const nlohmann::json& j);
+
+// The environment the sandbox gets from `host_env` under `policy` (documented safe set + passes
+// + sets, HOME/USER/PWD fixed up). Sorted "NAME=VALUE" strings.
+std::vector<std::string> sandbox_environment(const Policy& policy,
+                                             const std::vector<std::string>& host_env);
+// The documented safe set (names; "LC_*" style prefixes allowed).
+const std::vector<std::string>& safe_env_names();
+
+}  // namespace paddock
