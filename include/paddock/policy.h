@@ -43,6 +43,10 @@ struct PathRule {
   Access access = Access::Read;
   Origin origin;
   bool optional = false;  // system paths that may be absent (/nix/store, /lib32): skipped if missing
+  // Set for built-in system entries that are symlinks on the host (/bin -> /usr/bin on merged-/usr
+  // systems): `path` is the link itself and this is its canonical absolute target. The engine
+  // recreates the symlink inside the sandbox instead of binding; the target is covered by its own rule.
+  std::string symlink_target;
 };
 
 // A sensitive path (credentials, keyrings, browser profiles, ...) hidden even inside an allowed
@@ -143,6 +147,9 @@ class PolicyBuilder {
 
   // Filesystem rules (repeatable). Relative paths resolve against the cwd; "~" against HOME.
   PolicyBuilder& allow(std::string_view path, Access access, Origin origin);
+  // Like allow(), but a missing path is skipped with a note instead of failing the build
+  // (profiles: "~/.claude if present").
+  PolicyBuilder& allow_optional(std::string_view path, Access access, Origin origin);
   // The cwd's access (default ReadWrite). Access::None leaves the cwd out of the policy.
   PolicyBuilder& cwd_access(Access access, Origin origin = {Origin::Kind::Cwd, "current directory"});
   // Leave out the built-in system paths (/usr, /etc, ...). For tests and special profiles only.
@@ -169,6 +176,7 @@ class PolicyBuilder {
     std::string given;
     Access access;
     Origin origin;
+    bool optional = false;
   };
   HostContext ctx_;
   std::vector<PendingRule> rules_;

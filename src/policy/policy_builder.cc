@@ -1,0 +1,323 @@
+// PolicyBuilder: records rules and settings, then resolves and validates everything in build().
+// The first error wins; nothing half-valid escapes.
+#include <algorithm>
+#include <cerrno>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "paddock/policy.h"
+#include "policy/env_names.h"
+#include "policy/path_util.h"
+#include "policy/protected_paths.h"
+#include "policy/sensitive_paths.h"
+
+namespace paddock {
+namespace {
+
+// The host system, read-only. Each entry may be absent (skipped with a note) and may be a
+// symlink (merged /usr: /bin -> usr/bin), which the engine recreates instead of binding.
+constexpr const char* kSystemPaths[] = {
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix/store",
+};
+
+const char* const kBuiltInDetail = "system default (read-only)";
+
+// A resolved rule plus whether it counts as "naming the path explicitly" (flags, profiles and an
+// explicitly requested cwd do; built-in system paths and the default cwd rule do not).
+struct Resolved {
+  PathRule rule;
+  bool explicit_rule = false;
+};
+
+void put_rule(std::vector<Resolved>& rules, Resolved r) {
+  for (auto& existing : rules) {
+    if (existing.rule.path == r.rule.path && existing.rule.symlink_target.empty() &&
+        r.rule.symlink_target.empty()) {
+      existing = std::move(r);  // later rules replace earlier ones: flags override profiles
+      return;
+    }
+  }
+  rules.push_back(std::move(r));
+}
+
+// The deepest non-symlink rule whose path contains `p`, or nullptr.
+const Resolved* deepest_rule(const std::vector<Resolved>& rules, const std::string& p) {
+  const Resolved* best = nullptr;
+  for (const auto& r : rules) {
+    if (!r.rule.symlink_target.empty()) continue;
+    if (!path::is_at_or_under(p, r.rule.path)) continue;
+    if (best == nullptr || r.rule.path.size() > best->rule.path.size()) best = &r;
+  }
+  return best;
+}
+
+bool named_explicitly(const std::vector<Resolved>& rules, const std::string& p) {
+  return std::any_of(rules.begin(), rules.end(), [&](const Resolved& r) {
+    return r.explicit_rule && r.rule.symlink_target.empty() && r.rule.path == p;
+  });
+}
+
+bool missing_errno(int e) { return e == ENOENT || e == ENOTDIR; }
+
+}  // namespace
+
+PolicyBuilder::PolicyBuilder(HostContext ctx) : ctx_(std::move(ctx)) {
+  if (!ctx_.fs) ctx_.fs = real_fs();
+}
+
+PolicyBuilder& PolicyBuilder::allow(std::string_view p, Access access, Origin origin) {
+  if (p.empty()) return fail(make_error("empty path", origin.detail));
+  if (access == Access::None) {
+    return fail(make_error("a path rule needs read, write or read+write access", origin.detail));
+  }
+  rules_.push_back({std::string(p), access, std::move(origin), false});
+  return *this;
+}
+
+PolicyBuilder& PolicyBuilder::allow_optional(std::string_view p, Access access, Origin origin) {
+  allow(p, access, std::move(origin));
+  if (!rules_.empty() && rules_.back().given == p) rules_.back().optional = true;
+  return *this;
+}
+
+PolicyBuilder& PolicyBuilder::cwd_access(Access access, Origin origin) {
+  cwd_access_ = access;
+  cwd_origin_ = std::move(origin);
+  cwd_explicit_ = true;
+  return *this;
+}
+
+PolicyBuilder& PolicyBuilder::no_system_defaults() {
+  system_defaults_ = false;
+  return *this;
+}
+
+PolicyBuilder& PolicyBuilder::network(NetMode mode) {
+  network_.mode = mode;
+  return *this;
+}
+
+PolicyBuilder& PolicyBuilder::allow_domain(std::string_view pattern) {
+  if (pattern.empty() || pattern.find_first_of(" \t\n/") != std::string_view::npos) {
+    return fail(make_error("invalid domain pattern \"" + std::string(pattern) + "\"", {},
+                           "use host, *.domain or host:port"));
+  }
+  network_.allow_domains.emplace_back(pattern);
+  return *this;
+}
+
+PolicyBuilder& PolicyBuilder::deny_domain(std::string_view pattern) {
+  if (pattern.empty() || pattern.find_first_of(" \t\n/") != std::string_view::npos) {
+    return fail(make_error("invalid domain pattern \"" + std::string(pattern) + "\"", {},
+                           "use host, *.domain or host:port"));
+  }
+  network_.deny_domains.emplace_back(pattern);
+  return *this;
+}
+
+PolicyBuilder& PolicyBuilder::pass_env(std::string_view name) {
+  if (!valid_env_name(name)) {
+    return fail(make_error("invalid environment variable name \"" + std::string(name) + "\"",
+                           "--env", kEnvNameHint));
+  }
+  if (std::find(env_.pass.begin(), env_.pass.end(), name) == env_.pass.end()) {
+    env_.pass.emplace_back(name);
+  }
+  return *this;
+}
+
+PolicyBuilder& PolicyBuilder::set_env(std::string_view name, std::string_view value) {
+  if (!valid_env_name(name)) {
+    return fail(make_error("invalid environment variable name \"" + std::string(name) + "\"",
+                           "--env", kEnvNameHint));
+  }
+  if (value.find('\0') != std::string_view::npos) {
+    return fail(make_error("environment value contains a NUL byte", std::string(name)));
+  }
+  for (auto& kv : env_.set) {
+    if (kv.first == name) {
+      kv.second = std::string(value);
+      return *this;
+    }
+  }
+  env_.set.emplace_back(std::string(name), std::string(value));
+  return *this;
+}
+
+PolicyBuilder& PolicyBuilder::limits(const Limits& l) {
+  limits_ = l;
+  return *this;
+}
+
+PolicyBuilder& PolicyBuilder::require_namespaces(bool on) {
+  require_namespaces_ = on;
+  return *this;
+}
+
+PolicyBuilder& PolicyBuilder::profile_name(std::string_view name) {
+  profile_ = std::string(name);
+  return *this;
+}
+
+PolicyBuilder& PolicyBuilder::fail(Error e) {
+  if (!first_error_) first_error_ = std::move(e);
+  return *this;
+}
+
+Result<Policy> PolicyBuilder::build() const {
+  if (first_error_) return *first_error_;
+  const FsView& fs = *ctx_.fs;
+
+  Policy p;
+  p.user = ctx_.user;
+  p.profile = profile_;
+  p.network = network_;
+  p.env = env_;
+  p.limits = limits_;
+  p.require_namespaces = require_namespaces_;
+
+  if (ctx_.cwd.empty() || ctx_.cwd[0] != '/') {
+    return make_error("the current directory is not an absolute path", ctx_.cwd);
+  }
+  auto cwd = fs.canonical(path::normalize(ctx_.cwd));
+  if (!cwd) return errno_error("cannot resolve the current directory", cwd.error().sys_errno, ctx_.cwd);
+  p.cwd = *cwd;
+  if (ctx_.home.empty() || ctx_.home[0] != '/') {
+    return make_error("HOME is not an absolute path", ctx_.home, "set HOME to an absolute path");
+  }
+  auto home = fs.canonical(path::normalize(ctx_.home));
+  p.home = home ? *home : path::normalize(ctx_.home);
+
+  std::vector<Resolved> rules;
+
+  // 1. The system, read-only.
+  if (system_defaults_) {
+    std::vector<std::string> symlink_targets;
+    for (const char* sys : kSystemPaths) {
+      std::string s(sys);
+      if (fs.kind(s) == FsView::Kind::Missing) {
+        p.notes.push_back("system path " + s + " is absent on this host; skipped");
+        continue;
+      }
+      auto c = fs.canonical(s);
+      if (!c) {
+        p.notes.push_back("system path " + s + " cannot be resolved (" + c.error().describe() +
+                          "); skipped");
+        continue;
+      }
+      PathRule r{s, s, Access::Read, {Origin::Kind::BuiltIn, kBuiltInDetail}, true, {}};
+      if (*c != s) {
+        r.symlink_target = *c;
+        symlink_targets.push_back(*c);
+      }
+      put_rule(rules, {std::move(r), false});
+    }
+    // A system symlink whose target no system rule covers gets its target bound as well.
+    for (const auto& t : symlink_targets) {
+      if (deepest_rule(rules, t) == nullptr) {
+        put_rule(rules, {PathRule{t, t, Access::Read, {Origin::Kind::BuiltIn, kBuiltInDetail}, true, {}},
+                         false});
+      }
+    }
+  }
+
+  // 2. User rules (profile first, then flags, in the order given), resolved through the FsView.
+  bool cwd_named = false;
+  std::vector<Resolved> user_rules;
+  for (const auto& pending : rules_) {
+    std::string abs = absolute_path(pending.given, ctx_);
+    auto c = fs.canonical(abs);
+    if (!c) {
+      if (missing_errno(c.error().sys_errno)) {
+        if (pending.optional) {
+          p.notes.push_back(pending.origin.detail + ": " + abs + " does not exist; skipped");
+          continue;
+        }
+        return make_error(abs + ": no such file or directory", pending.origin.detail,
+                          "create it first, or drop the rule");
+      }
+      return errno_error(abs + ": cannot resolve", c.error().sys_errno, pending.origin.detail);
+    }
+    if (*c == p.cwd) cwd_named = true;
+    user_rules.push_back(
+        {PathRule{*c, pending.given, pending.access, pending.origin, pending.optional, {}}, true});
+  }
+
+  // 3. The cwd, unless left out. Added before the user rules so that a rule naming it wins.
+  const Access cwd_acc = cwd_access_.value_or(Access::ReadWrite);
+  const bool cwd_default = cwd_acc != Access::None && !cwd_named;
+  if (cwd_default) {
+    if (!cwd_explicit_ && (p.cwd == "/" || p.cwd == p.home)) {
+      const bool is_home = p.cwd == p.home;
+      return make_error(
+          std::string("refusing to give ") + std::string(to_string(cwd_acc)) + " access to " +
+              (is_home ? "your whole home directory" : "the whole filesystem") +
+              " (the current directory is " + p.cwd + ")",
+          p.cwd,
+          std::string("cd into a project directory, or pass --allow ") + (is_home ? "~" : "/") +
+              " explicitly if you really mean it");
+    }
+    if (!cwd_explicit_) {
+      for (const auto& d : sensitive_paths(p.home)) {
+        if (path::is_at_or_under(p.cwd, d.path)) {
+          return make_error("the current directory is inside a sensitive path (" + d.reason + ")",
+                            p.cwd, "pass --allow " + p.cwd + " explicitly if you really mean it");
+        }
+      }
+    }
+    put_rule(rules, {PathRule{p.cwd, ".", cwd_acc, cwd_origin_, false, {}}, cwd_explicit_});
+  }
+  for (auto& r : user_rules) put_rule(rules, std::move(r));
+
+  // 4. Sensitive paths visible through some rule are denied, unless a rule names them exactly.
+  std::set<std::string> seen;
+  for (const auto& d : sensitive_paths(p.home)) {
+    std::vector<std::string> candidates{d.path};
+    if (fs.kind(d.path) != FsView::Kind::Missing) {
+      if (auto c = fs.canonical(d.path); c && *c != d.path) candidates.push_back(*c);
+    }
+    for (const auto& cand : candidates) {
+      if (deepest_rule(rules, cand) == nullptr) continue;  // not visible anyway
+      if (named_explicitly(rules, cand)) continue;          // the user's per-path override
+      if (seen.insert(cand).second) p.denied.push_back({cand, d.reason});
+    }
+  }
+
+  // 5. Protected paths inside writable areas stay read-only, unless a rule names them exactly.
+  std::vector<std::pair<std::string, std::string>> candidates;
+  for (const auto& r : rules) {
+    if (!r.rule.symlink_target.empty() || !grants(r.rule.access, Access::Write)) continue;
+    // Relative to the rule and to each of its ancestors, so that "--allow proj/.git" still
+    // protects proj/.git/hooks.
+    for (std::string a = r.rule.path;; a = path::parent(a)) {
+      for (const auto& e : workspace_protected_entries()) {
+        std::string cand = path::normalize(path::join(a, e.path));
+        if (path::is_at_or_under(cand, r.rule.path)) candidates.emplace_back(cand, e.reason);
+      }
+      if (a == "/") break;
+    }
+  }
+  for (const auto& e : home_protected_entries()) {
+    candidates.emplace_back(path::normalize(path::join(p.home, e.path)), e.reason);
+  }
+  seen.clear();
+  for (const auto& [cand, reason] : candidates) {
+    const Resolved* r = deepest_rule(rules, cand);
+    if (r == nullptr || !grants(r->rule.access, Access::Write)) continue;
+    if (named_explicitly(rules, cand)) continue;
+    bool hidden = std::any_of(p.denied.begin(), p.denied.end(), [&](const DeniedPath& d) {
+      return path::is_at_or_under(cand, d.path);
+    });
+    if (hidden) continue;
+    if (!seen.insert(cand).second) continue;
+    p.protected_paths.push_back({cand, reason, fs.kind(cand) != FsView::Kind::Missing});
+  }
+
+  p.paths.reserve(rules.size());
+  for (auto& r : rules) p.paths.push_back(std::move(r.rule));
+  return p;
+}
+
+}  // namespace paddock

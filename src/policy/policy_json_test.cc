@@ -1,0 +1,99 @@
+#include <gtest/gtest.h>
+
+#include "paddock/sandbox.h"
+
+namespace paddock {
+namespace {
+
+Policy full_policy() {
+  Policy p;
+  p.cwd = "/home/u/proj";
+  p.home = "/home/u";
+  p.user = "u";
+  p.profile = "claude";
+  p.paths.push_back({"/usr", "/usr", Access::Read, {Origin::Kind::BuiltIn, "system default"}, true, {}});
+  p.paths.push_back({"/bin", "/bin", Access::Read, {Origin::Kind::BuiltIn, "system default"}, true, "/usr/bin"});
+  p.paths.push_back({"/home/u/proj", ".", Access::ReadWrite, {Origin::Kind::Cwd, "current directory"}, false, {}});
+  p.paths.push_back({"/home/u/docs", "~/docs", Access::Read, {Origin::Kind::Flag, "--read ~/docs"}, false, {}});
+  p.paths.push_back({"/home/u/out", "~/out", Access::Write, {Origin::Kind::Profile, "x.toml:3:9"}, false, {}});
+  p.denied.push_back({"/etc/shadow", "password hashes"});
+  p.protected_paths.push_back({"/home/u/proj/.git/hooks", "git hooks", true});
+  p.protected_paths.push_back({"/home/u/proj/.envrc", "direnv", false});
+  p.network.mode = NetMode::Filtered;
+  p.network.allow_domains = {"*.github.com", "pypi.org:443"};
+  p.network.deny_domains = {"evil.example"};
+  p.env.pass = {"GITHUB_TOKEN"};
+  p.env.set = {{"A", "1"}, {"B", "two words"}};
+  p.limits.memory_bytes = 2ull << 30;
+  p.limits.pids = 256;
+  p.limits.cpu = 1.5;
+  p.limits.timeout = std::chrono::minutes(30);
+  p.limits.max_open_files = 1024;
+  p.limits.core_dumps = true;
+  p.require_namespaces = true;
+  p.notes = {"system path /nix/store is absent on this host; skipped"};
+  return p;
+}
+
+TEST(PolicyJson, RoundTrip) {
+  Policy p = full_policy();
+  auto j = policy_to_json(p);
+  EXPECT_EQ(j["version"], "paddock.policy/1");
+  EXPECT_EQ(j["paths"][1]["symlink_target"], "/usr/bin");
+  EXPECT_FALSE(j["paths"][0].contains("symlink_target"));
+  EXPECT_EQ(j["paths"][2]["origin"]["kind"], "cwd");
+  EXPECT_EQ(j["limits"]["timeout_ms"], 1800000);
+  EXPECT_FALSE(j["limits"].contains("tmp_size_bytes"));
+
+  auto back = policy_from_json(nlohmann::json::parse(j.dump()));
+  ASSERT_TRUE(back.ok()) << back.error().describe();
+  EXPECT_EQ(policy_to_json(*back), j);
+  EXPECT_EQ(back->paths[1].symlink_target, "/usr/bin");
+  EXPECT_EQ(back->paths[4].access, Access::Write);
+  EXPECT_EQ(back->paths[4].origin.kind, Origin::Kind::Profile);
+  EXPECT_EQ(back->network.mode, NetMode::Filtered);
+  EXPECT_EQ(*back->limits.cpu, 1.5);
+  EXPECT_EQ(back->limits.timeout->count(), 1800000);
+  EXPECT_FALSE(back->protected_paths[1].exists);
+  EXPECT_EQ(back->env.set.size(), 2u);
+}
+
+TEST(PolicyJson, EmptyPolicyRoundTrips) {
+  Policy p;
+  auto back = policy_from_json(policy_to_json(p));
+  ASSERT_TRUE(back.ok()) << back.error().describe();
+  EXPECT_EQ(policy_to_json(*back), policy_to_json(p));
+}
+
+TEST(PolicyJson, ClearErrors) {
+  auto j = policy_to_json(full_policy());
+  auto v = j;
+  v["version"] = "paddock.policy/9";
+  auto r = policy_from_json(v);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "unsupported policy JSON version \"paddock.policy/9\"");
+
+  v = j;
+  v["paths"][3]["access"] = "everything";
+  r = policy_from_json(v);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message,
+            "invalid policy JSON: paths[3].access is \"everything\", not one of read, write, read+write");
+
+  v = j;
+  v["paths"][0].erase("path");
+  r = policy_from_json(v);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "invalid policy JSON: paths[0].path is missing");
+
+  v = j;
+  v["limits"]["pids"] = -1;
+  r = policy_from_json(v);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "invalid policy JSON: limits.pids must be a non-negative integer");
+
+  EXPECT_FALSE(policy_from_json(nlohmann::json::array()).ok());
+}
+
+}  // namespace
+}  // namespace paddock

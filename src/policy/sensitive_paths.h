@@ -1,0 +1,24 @@
+// The sensitive-path list: credentials, keyrings, shell histories and browser profiles that are
+// hidden even inside an allowed parent, unless a rule names exactly that path. Documented in
+// docs/policy.md ("Sensitive paths"); keep the two in step.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "paddock/policy.h"
+
+namespace paddock {
+
+struct SensitiveEntry {
+  const char* path;    // relative to HOME when it does not start with '/'
+  const char* reason;
+};
+
+// The list as written (HOME-relative and absolute entries).
+const std::vector<SensitiveEntry>& sensitive_entries();
+
+// The list with HOME-relative entries made absolute against `home`.
+std::vector<DeniedPath> sensitive_paths(const std::string& home);
+
+}  // namespace paddock
