@@ -1,0 +1,229 @@
+#include "net/domain_policy.h"
+
+#include <gtest/gtest.h>
+
+namespace paddock::net {
+namespace {
+
+NetworkPolicy filtered(std::vector<std::string> allow, std::vector<std::string> deny = {}) {
+  NetworkPolicy p;
+  p.mode = NetMode::Filtered;
+  p.allow_domains = std::move(allow);
+  p.deny_domains = std::move(deny);
+  return p;
+}
+
+DomainPolicy make(std::vector<std::string> allow, std::vector<std::string> deny = {}) {
+  auto p = DomainPolicy::create(filtered(std::move(allow), std::move(deny)));
+  EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().describe());
+  return std::move(p).value();
+}
+
+TEST(HostRule, ParsesEveryForm) {
+  auto name = HostRule::parse("Api.Example.COM.");
+  ASSERT_TRUE(name.ok());
+  EXPECT_EQ(name->kind, HostRule::Kind::Name);
+  EXPECT_EQ(name->name, "api.example.com");
+  EXPECT_EQ(name->port, 0);
+
+  auto port = HostRule::parse("github.com:22");
+  ASSERT_TRUE(port.ok());
+  EXPECT_EQ(port->name, "github.com");
+  EXPECT_EQ(port->port, 22);
+
+  auto wild = HostRule::parse("*.npmjs.org");
+  ASSERT_TRUE(wild.ok());
+  EXPECT_EQ(wild->kind, HostRule::Kind::Suffix);
+  EXPECT_EQ(wild->name, "npmjs.org");
+
+  auto any = HostRule::parse("*");
+  ASSERT_TRUE(any.ok());
+  EXPECT_EQ(any->kind, HostRule::Kind::Any);
+
+  auto cidr = HostRule::parse("10.0.0.0/8:5432");
+  ASSERT_TRUE(cidr.ok());
+  EXPECT_EQ(cidr->kind, HostRule::Kind::Address);
+  EXPECT_EQ(cidr->port, 5432);
+
+  auto v6 = HostRule::parse("[::1]:8080");
+  ASSERT_TRUE(v6.ok());
+  EXPECT_EQ(v6->kind, HostRule::Kind::Address);
+  EXPECT_EQ(v6->port, 8080);
+  EXPECT_TRUE(v6->address_matches(*IpAddr::parse("::1")));
+
+  auto bare_v6 = HostRule::parse("fc00::/7");
+  ASSERT_TRUE(bare_v6.ok());
+  EXPECT_EQ(bare_v6->port, 0);
+}
+
+TEST(HostRule, RejectsBadRules) {
+  for (const char* bad : {"", "a..b", "exa mple.com", "foo.*.com", "*foo.com", "host:0",
+                          "host:70000", "host:abc", "10.0.0.0/33", "127.1", "[::1", "-:-:-"}) {
+    auto r = HostRule::parse(bad);
+    EXPECT_FALSE(r.ok()) << bad;
+    if (!r.ok()) {
+      EXPECT_NE(r.error().where.find(bad), std::string::npos) << r.error().describe();
+    }
+  }
+}
+
+TEST(DomainPolicy, ExactNameMatchesOnlyThatName) {
+  auto p = make({"api.example.com"});
+  EXPECT_TRUE(p.decide_host("api.example.com", 443).allowed);
+  EXPECT_TRUE(p.decide_host("API.example.com.", 443).allowed);
+  EXPECT_FALSE(p.decide_host("example.com", 443).allowed);
+  EXPECT_FALSE(p.decide_host("x.api.example.com", 443).allowed);
+  EXPECT_FALSE(p.decide_host("api.example.com.evil.test", 443).allowed);
+  auto v = p.decide_host("other.test", 443);
+  EXPECT_EQ(v.why, Verdict::Why::NoRule);
+  EXPECT_EQ(v.suggestion, "--allow-domain other.test");
+}
+
+TEST(DomainPolicy, WildcardMatchesSubdomainsNotApex) {
+  auto p = make({"*.npmjs.org"});
+  EXPECT_TRUE(p.decide_host("registry.npmjs.org", 443).allowed);
+  EXPECT_TRUE(p.decide_host("a.b.npmjs.org", 443).allowed);
+  EXPECT_FALSE(p.decide_host("npmjs.org", 443).allowed);
+  EXPECT_FALSE(p.decide_host("evilnpmjs.org", 443).allowed);
+}
+
+TEST(DomainPolicy, PortRulesRestrictThePort) {
+  auto p = make({"github.com:22"});
+  EXPECT_TRUE(p.decide_host("github.com", 22).allowed);
+  EXPECT_FALSE(p.decide_host("github.com", 443).allowed);
+  EXPECT_TRUE(p.decide_host("github.com", 0).allowed) << "DNS must answer: some port is allowed";
+  EXPECT_EQ(p.decide_host("github.com", 2222).suggestion, "--allow-domain github.com:2222");
+  EXPECT_EQ(p.named_ports(), std::vector<std::uint16_t>{22});
+}
+
+TEST(DomainPolicy, DenyBeatsAllow) {
+  auto p = make({"*.example.com"}, {"secret.example.com"});
+  EXPECT_TRUE(p.decide_host("www.example.com", 443).allowed);
+  auto v = p.decide_host("secret.example.com", 443);
+  EXPECT_FALSE(v.allowed);
+  EXPECT_EQ(v.why, Verdict::Why::DenyRule);
+  EXPECT_EQ(v.rule, "secret.example.com");
+  EXPECT_FALSE(p.decide_host("secret.example.com", 0).allowed);
+}
+
+TEST(DomainPolicy, DenyWithPortLeavesOtherPortsAndDns) {
+  auto p = make({"*"}, {"example.com:22"});
+  EXPECT_FALSE(p.decide_host("example.com", 22).allowed);
+  EXPECT_TRUE(p.decide_host("example.com", 443).allowed);
+  EXPECT_TRUE(p.decide_host("example.com", 0).allowed);
+}
+
+TEST(DomainPolicy, AllowAllMinusDenylist) {
+  auto p = make({"*"}, {"evil.example", "*.evil.example"});
+  EXPECT_TRUE(p.decide_host("anything.test", 443).allowed);
+  EXPECT_FALSE(p.decide_host("evil.example", 443).allowed);
+  EXPECT_FALSE(p.decide_host("x.evil.example", 80).allowed);
+  // "*" covers public addresses but never special ranges.
+  EXPECT_TRUE(p.decide_host("203.0.113.9", 443).allowed);
+  EXPECT_FALSE(p.decide_host("127.0.0.1", 443).allowed);
+  EXPECT_FALSE(p.decide_host("169.254.169.254", 80).allowed);
+}
+
+TEST(DomainPolicy, EmptyFilteredPolicyDeniesEverything) {
+  auto p = make({});
+  EXPECT_FALSE(p.decide_host("example.com", 443).allowed);
+  EXPECT_FALSE(p.decide_host("203.0.113.9", 443).allowed);
+}
+
+TEST(DomainPolicy, ModesOffAndHost) {
+  NetworkPolicy off;
+  auto p = DomainPolicy::create(off);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->decide_host("example.com", 443).why, Verdict::Why::NetworkOff);
+  NetworkPolicy host;
+  host.mode = NetMode::Host;
+  auto h = DomainPolicy::create(host);
+  ASSERT_TRUE(h.ok());
+  EXPECT_TRUE(h->decide_host("example.com", 443).allowed);
+}
+
+TEST(DomainPolicy, ResolvedSpecialAddressesNeedAnAddressRule) {
+  auto p = make({"allowed.test"});
+  for (const char* a : {"127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254",
+                        "100.64.0.1", "0.0.0.0", "::1", "fe80::1", "fd00::1", "::ffff:127.0.0.1",
+                        "::ffff:169.254.169.254", "64:ff9b::a00:1"}) {
+    auto v = p.decide_address(*IpAddr::parse(a), "allowed.test", 443);
+    EXPECT_FALSE(v.allowed) << a;
+    EXPECT_EQ(v.why, Verdict::Why::SpecialAddress) << a;
+  }
+  auto pub = p.decide_address(*IpAddr::parse("203.0.113.7"), "allowed.test", 443);
+  EXPECT_TRUE(pub.allowed);
+  auto pub6 = p.decide_address(*IpAddr::parse("2001:db8::1"), "allowed.test", 443);
+  EXPECT_TRUE(pub6.allowed);
+
+  auto v = p.decide_address(*IpAddr::parse("127.0.0.1"), "allowed.test", 8080);
+  EXPECT_EQ(v.suggestion, "--allow-domain 127.0.0.1:8080");
+}
+
+TEST(DomainPolicy, AddressRuleOpensExactlyThatRange) {
+  auto p = make({"allowed.test", "127.0.0.1:8080", "10.0.0.0/8"});
+  EXPECT_TRUE(p.decide_address(*IpAddr::parse("127.0.0.1"), "allowed.test", 8080).allowed);
+  EXPECT_FALSE(p.decide_address(*IpAddr::parse("127.0.0.1"), "allowed.test", 8081).allowed);
+  EXPECT_FALSE(p.decide_address(*IpAddr::parse("127.0.0.2"), "allowed.test", 8080).allowed);
+  EXPECT_TRUE(p.decide_address(*IpAddr::parse("10.9.9.9"), "allowed.test", 22).allowed);
+  EXPECT_FALSE(p.decide_address(*IpAddr::parse("169.254.169.254"), "allowed.test", 80).allowed);
+  // IP literals asked for directly follow the same rules.
+  EXPECT_TRUE(p.decide_host("127.0.0.1", 8080).allowed);
+  EXPECT_FALSE(p.decide_host("127.0.0.1", 22).allowed);
+  EXPECT_FALSE(p.decide_host("203.0.113.7", 443).allowed) << "a public literal needs a rule too";
+}
+
+TEST(DomainPolicy, DenyAddressRuleWins) {
+  auto p = make({"*", "10.0.0.0/8"}, {"10.0.0.5"});
+  EXPECT_TRUE(p.decide_address(*IpAddr::parse("10.0.0.4"), "x.test", 443).allowed);
+  EXPECT_FALSE(p.decide_address(*IpAddr::parse("10.0.0.5"), "x.test", 443).allowed);
+}
+
+TEST(DomainPolicy, NumericOddities) {
+  auto p = make({"*"});
+  EXPECT_EQ(p.decide_host("2130706433", 80).why, Verdict::Why::InvalidHost);
+  EXPECT_EQ(p.decide_host("127.1", 80).why, Verdict::Why::InvalidHost);
+  EXPECT_EQ(p.decide_host("a b", 80).why, Verdict::Why::InvalidHost);
+}
+
+TEST(ExplainHost, TextAndJson) {
+  auto d = explain_host(filtered({"*.example.com"}, {"bad.example.com"}), "Bad.Example.com", 443);
+  ASSERT_TRUE(d.ok());
+  EXPECT_FALSE(d->verdict.allowed);
+  auto j = to_json(*d);
+  EXPECT_EQ(j["version"], "paddock.why-host/1");
+  EXPECT_EQ(j["host"], "bad.example.com");
+  EXPECT_EQ(j["port"], 443);
+  EXPECT_EQ(j["allowed"], false);
+  EXPECT_EQ(j["decided_by"], "deny-rule");
+  EXPECT_EQ(j["rule"], "bad.example.com");
+  EXPECT_EQ(to_text(*d),
+            "bad.example.com:443: denied\n"
+            "  network: filtered\n"
+            "  rule: bad.example.com\n"
+            "  why: bad.example.com:443 matches the deny rule bad.example.com\n");
+
+  auto apex = explain_host(filtered({"*.example.com"}), "example.com", 0);
+  ASSERT_TRUE(apex.ok());
+  EXPECT_FALSE(apex->verdict.allowed);
+  EXPECT_EQ(apex->verdict.suggestion, "--allow-domain example.com");
+  ASSERT_FALSE(apex->notes.empty());
+  EXPECT_NE(apex->notes[0].find("not example.com itself"), std::string::npos);
+
+  auto bad = explain_host(filtered({"a..b"}), "x", 0);
+  EXPECT_FALSE(bad.ok());
+}
+
+TEST(Address, SpecialRanges) {
+  EXPECT_FALSE(special_range(*IpAddr::parse("8.8.8.8")));
+  EXPECT_FALSE(special_range(*IpAddr::parse("172.32.0.1")));
+  EXPECT_TRUE(special_range(*IpAddr::parse("172.31.255.255")));
+  EXPECT_NE(special_range(*IpAddr::parse("169.254.169.254"))->find("metadata"), std::string::npos);
+  EXPECT_EQ(IpAddr::parse("::0001")->to_string(), "::1");
+  EXPECT_FALSE(IpAddr::parse("1.2.3"));
+  EXPECT_TRUE(Cidr::parse("fc00::/7")->contains(*IpAddr::parse("fdff::1")));
+  EXPECT_FALSE(Cidr::parse("fc00::/7")->contains(*IpAddr::parse("fe00::1")));
+}
+
+}  // namespace
+}  // namespace paddock::net

@@ -1,0 +1,56 @@
+// One network rule as written in --allow-domain / --deny-domain or a profile's [network] lists.
+//
+//   example.com        exactly this name, any port
+//   example.com:22     this name, port 22 only
+//   *.example.com      any name below example.com (NOT example.com itself), any port
+//   *                  every name and every public address (used for "--allow-net --deny-domain X")
+//   203.0.113.7        this address (as a host, or as what an allowed name resolves to)
+//   10.0.0.0/8:5432    an address range, port 5432 only
+//   [::1]:8080         IPv6 addresses in brackets when a port follows
+//
+// Names are matched case-insensitively, without a trailing dot. Pure: no syscalls.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "net/address.h"
+#include "paddock/result.h"
+
+namespace paddock::net {
+
+struct HostRule {
+  enum class Kind {
+    Name,     // exact host name
+    Suffix,   // "*.domain": strict subdomains of `name`
+    Any,      // "*"
+    Address,  // an IP address or CIDR range
+  };
+  Kind kind = Kind::Name;
+  std::string name;        // lowercase; for Suffix the part after "*."
+  Cidr cidr;               // Kind::Address
+  std::uint16_t port = 0;  // 0: any port
+  std::string text;        // as written
+
+  static Result<HostRule> parse(std::string_view text);
+
+  bool port_matches(std::uint16_t p) const { return port == 0 || p == 0 || port == p; }
+  // Host is canonical (see canonical_host). A host that is an IP literal matches Address rules
+  // (and Any, for public addresses); a name matches Name, Suffix and Any rules.
+  bool host_matches(std::string_view host) const;
+  bool address_matches(const IpAddr& a) const { return kind == Kind::Address && cidr.contains(a); }
+};
+
+// Lowercases, strips one trailing dot and brackets around IPv6 literals, canonicalises IP literals
+// ("::0001" -> "::1"), and checks the syntax of names. nullopt if it is not a valid host.
+std::optional<std::string> canonical_host(std::string_view host);
+
+// Splits "host:port", "[v6]:port", "host" (port 0). nullopt on a bad port.
+std::optional<std::pair<std::string, std::uint16_t>> split_host_port(std::string_view s);
+
+// "host" or "host:port" ("[v6]:port" for IPv6 literals); port 0 is left out.
+std::string join_host_port(std::string_view host, std::uint16_t port);
+
+}  // namespace paddock::net
