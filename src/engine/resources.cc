@@ -1,34 +1,503 @@
-// Placeholder resource control: rlimits only (core dumps off). Issue 3 replaces this with
-// cgroups; until then a requested cgroup limit is refused rather than silently ignored.
+// Resource control: which mechanism enforces each limit on this host, set up before clone,
+// read and removed after the run. Preference per limit: cgroup v2 controller, cgroup v1
+// controller, rlimit fallback (weaker, said so), else refused unless best_effort.
 #include "engine/resources.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "engine/cgroup_dir.h"
+#include "engine/cgroup_layout.h"
+#include "policy/units.h"
 
 namespace paddock::engine {
 namespace {
 
-class RlimitOnly final : public ResourceControl {
+constexpr std::uint64_t kCpuPeriodUs = 100000;
+
+bool no_permission(int err) {
+  return err == EACCES || err == EPERM || err == EROFS || err == ENOENT;
+}
+
+std::set<std::string> words(const std::optional<std::string>& s) {
+  std::set<std::string> out;
+  if (!s) return out;
+  std::istringstream in(*s);
+  for (std::string w; in >> w;) out.insert(w);
+  return out;
+}
+
+std::optional<std::string> slurp(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool host_has_swap() {
+  auto m = slurp("/proc/meminfo");
+  if (!m) return true;  // unknown: assume it does, so we never claim swap is covered
+  auto pos = m->find("SwapTotal:");
+  if (pos == std::string::npos) return false;
+  return std::strtoull(m->c_str() + pos + 10, nullptr, 10) > 0;
+}
+
+// Tasks (threads included, as RLIMIT_NPROC counts them) whose real uid is `uid`, host-wide.
+std::uint64_t tasks_of_uid(uid_t uid) {
+  std::uint64_t n = 0;
+  DIR* d = ::opendir("/proc");
+  if (!d) return 0;
+  while (dirent* e = ::readdir(d)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    auto st = slurp(std::string("/proc/") + e->d_name + "/status");
+    if (!st) continue;
+    auto u = st->find("\nUid:");
+    auto t = st->find("\nThreads:");
+    if (u == std::string::npos || t == std::string::npos) continue;
+    if (std::strtoul(st->c_str() + u + 5, nullptr, 10) != uid) continue;
+    n += std::strtoull(st->c_str() + t + 9, nullptr, 10);
+  }
+  ::closedir(d);
+  return n;
+}
+
+std::string format_cpu(double cpu) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", cpu);
+  return buf;
+}
+
+class CgroupControl final : public ResourceControl {
  public:
-  explicit RlimitOnly(const Limits& l) : limits_(l) {}
-  std::vector<int> attach_fds() const override { return {}; }
-  std::vector<RlimitSpec> rlimits() const override {
-    std::vector<RlimitSpec> out;
-    if (!limits_.core_dumps) out.push_back({RLIMIT_CORE, {0, 0}});
+  CgroupControl(Limits limits, ResourceOptions options) : limits_(limits), options_(options) {}
+
+  Result<void> plan(const CgroupLayout& layout);
+
+  std::vector<int> attach_fds() const override {
+    std::vector<int> out;
+    if (v2_.valid()) out.push_back(v2_.procs_fd());
+    for (const CgroupDir& d : v1_) out.push_back(d.procs_fd());
     return out;
   }
-  void started(pid_t) override {}
-  bool kill_all() override { return false; }
-  void finish(RunResult&) override {}
+  std::vector<RlimitSpec> rlimits() const override { return rlimits_; }
+  void started(pid_t pid) override { pid_ = pid; }
+  bool kill_all() override;
+  void finish(RunResult& result) override;
+  std::vector<std::string> warnings() const override { return warnings_; }
+  std::string describe() const override;
 
  private:
+  const CgroupDir* v1_for(const std::string& ctrl) const {
+    auto it = v1_index_.find(ctrl);
+    return it == v1_index_.end() ? nullptr : &v1_[it->second];
+  }
+  bool v2_has(const std::string& ctrl) const { return v2_.valid() && v2_ctrls_.count(ctrl); }
+  Result<void> setup_v2(const CgroupLayout& layout, const std::set<std::string>& wanted);
+  Result<void> join_v1(const CgroupLayout& layout, const std::string& ctrl);
+  Result<void> apply_memory(LimitReport& rep);
+  Result<void> apply_pids(LimitReport& rep);
+  Result<void> apply_cpu(LimitReport& rep);
+  Result<void> add_rlimit(int resource, rlim_t value, const char* name, LimitReport& rep);
+  LimitReport& report(std::string name, std::string requested) {
+    reports_.push_back(LimitReport{std::move(name), std::move(requested), "", false, false});
+    return reports_.back();
+  }
+  void weaker(LimitReport& rep, std::string mechanism, const std::string& why) {
+    rep.enforced_by = std::move(mechanism);
+    rep.weaker = true;
+    warnings_.push_back(rep.name + " " + rep.requested + ": " + why);
+  }
+
   Limits limits_;
+  ResourceOptions options_;
+  CgroupDir v2_;
+  std::set<std::string> v2_ctrls_;
+  std::vector<CgroupDir> v1_;
+  std::map<std::string, std::size_t> v1_index_;
+  std::vector<RlimitSpec> rlimits_;
+  std::vector<LimitReport> reports_;
+  std::vector<std::string> warnings_;
+  std::vector<std::string> unenforceable_;  // "cpu 1.5 (no writable cgroup with the cpu controller)"
+  std::string v2_note_;                     // why cgroup2 was not used, for messages
+  pid_t pid_ = 0;
+  bool finished_ = false;
 };
+
+Result<void> CgroupControl::setup_v2(const CgroupLayout& layout,
+                                     const std::set<std::string>& wanted) {
+  if (layout.v2_own_dir.empty()) return ok_result();
+  const std::string own = layout.v2_own_dir;
+  const std::set<std::string> available = words(slurp(own + "/cgroup.controllers"));
+  std::set<std::string> enabled = words(slurp(own + "/cgroup.subtree_control"));
+  std::string missing;
+  for (const std::string& c : wanted)
+    if (available.count(c) && !enabled.count(c)) missing += (missing.empty() ? "+" : " +") + c;
+  if (!missing.empty()) {
+    // Enable them for our children. The kernel refuses (EBUSY) while our own cgroup has
+    // processes in it (the "no internal processes" rule) unless it is the root.
+    if (std::FILE* f = std::fopen((own + "/cgroup.subtree_control").c_str(), "we")) {
+      std::fputs(missing.c_str(), f);
+      if (std::fclose(f) != 0) v2_note_ = "cannot enable " + missing + " in " + own;
+    } else {
+      v2_note_ = "cannot enable " + missing + " in " + own + " (not delegated)";
+    }
+    enabled = words(slurp(own + "/cgroup.subtree_control"));
+  }
+  sweep_stale_cgroups(own);
+  auto dir = CgroupDir::create(own + "/" + new_cgroup_name(), /*v2=*/true);
+  if (!dir.ok()) {
+    if (no_permission(dir.error().sys_errno)) {
+      v2_note_ = "cgroup2 " + own + " is not writable";
+      return ok_result();
+    }
+    return std::move(dir).take_error();
+  }
+  v2_ = std::move(dir).value();
+  v2_ctrls_ = words(v2_.read("cgroup.controllers"));
+  return ok_result();
+}
+
+Result<void> CgroupControl::join_v1(const CgroupLayout& layout, const std::string& ctrl) {
+  if (v1_index_.count(ctrl)) return ok_result();
+  auto it = layout.v1_own_dir.find(ctrl);
+  if (it == layout.v1_own_dir.end()) return ok_result();
+  // Co-mounted controllers ("cpu,cpuacct") share one directory.
+  for (const auto& [other, dir] : layout.v1_own_dir) {
+    if (dir == it->second && v1_index_.count(other)) {
+      v1_index_[ctrl] = v1_index_[other];
+      return ok_result();
+    }
+  }
+  // Nested under our own cgroup, so limits set on us by a container still apply.
+  sweep_stale_cgroups(it->second);
+  auto dir = CgroupDir::create(it->second + "/" + new_cgroup_name(), /*v2=*/false);
+  if (!dir.ok()) {
+    if (no_permission(dir.error().sys_errno)) return ok_result();
+    return std::move(dir).take_error();
+  }
+  v1_.push_back(std::move(dir).value());
+  v1_index_[ctrl] = v1_.size() - 1;
+  for (const auto& [other, d] : layout.v1_own_dir)
+    if (d == it->second) v1_index_[other] = v1_.size() - 1;
+  return ok_result();
+}
+
+Result<void> CgroupControl::plan(const CgroupLayout& layout) {
+  std::set<std::string> wanted;
+  if (limits_.memory_bytes) wanted.insert("memory");
+  if (limits_.pids) wanted.insert("pids");
+  if (limits_.cpu) wanted.insert("cpu");
+  if (limits_.cpu && !(*limits_.cpu > 0 && std::isfinite(*limits_.cpu)))
+    return make_error("cpu limit must be a positive number of cores, not " +
+                      format_cpu(*limits_.cpu), "limits");
+  if (limits_.memory_bytes && *limits_.memory_bytes < (1u << 20))
+    return make_error("memory limit " + format_size(*limits_.memory_bytes) +
+                      " is too small to start anything (minimum 1M)", "limits");
+  if (limits_.pids && *limits_.pids == 0)
+    return make_error("pids limit must be at least 1", "limits");
+
+  if (auto r = setup_v2(layout, wanted); !r) return r;
+  // v1 for what cgroup2 does not cover; memory and cpuacct also for measuring (peak, OOM, CPU).
+  std::set<std::string> v1_wanted;
+  for (const std::string& c : wanted)
+    if (!v2_has(c)) v1_wanted.insert(c);
+  if (!v2_has("memory")) v1_wanted.insert("memory");
+  if (!v2_.valid()) v1_wanted.insert("cpuacct");
+  if (v1_wanted.count("cpu")) v1_wanted.insert("cpuacct");
+  for (const std::string& c : v1_wanted)
+    if (auto r = join_v1(layout, c); !r) return r;
+
+  if (limits_.memory_bytes)
+    if (auto r = apply_memory(report("memory", format_size(*limits_.memory_bytes))); !r) return r;
+  if (limits_.pids)
+    if (auto r = apply_pids(report("pids", std::to_string(*limits_.pids))); !r) return r;
+  if (limits_.cpu)
+    if (auto r = apply_cpu(report("cpu", format_cpu(*limits_.cpu))); !r) return r;
+  if (limits_.timeout) {
+    LimitReport& rep = report("timeout", format_duration(*limits_.timeout));
+    if (options_.new_pid_namespace)
+      rep.enforced_by = "SIGTERM, then SIGKILL to the sandbox's pid namespace";
+    else if (v2_.valid() || !v1_.empty())
+      rep.enforced_by = "SIGTERM, then SIGKILL to every process in the run's cgroup";
+    else
+      weaker(rep, "SIGTERM, then SIGKILL to the first process only",
+             "no pid namespace and no cgroup: processes that left the tree may outlive the timeout");
+  }
+  if (limits_.tmp_size_bytes) report("tmp-size", format_size(*limits_.tmp_size_bytes)).enforced_by = "tmpfs size";
+  if (limits_.home_size_bytes) report("home-size", format_size(*limits_.home_size_bytes)).enforced_by = "tmpfs size";
+  if (limits_.max_file_size_bytes) {
+    LimitReport& rep = report("max-file-size", format_size(*limits_.max_file_size_bytes));
+    if (auto r = add_rlimit(RLIMIT_FSIZE, *limits_.max_file_size_bytes, "RLIMIT_FSIZE", rep); !r) return r;
+  }
+  if (limits_.max_open_files) {
+    LimitReport& rep = report("max-open-files", std::to_string(*limits_.max_open_files));
+    if (auto r = add_rlimit(RLIMIT_NOFILE, *limits_.max_open_files, "RLIMIT_NOFILE", rep); !r) return r;
+  }
+  if (!limits_.core_dumps) {
+    LimitReport& rep = report("core-dumps", "off");
+    if (auto r = add_rlimit(RLIMIT_CORE, 0, "RLIMIT_CORE", rep); !r) return r;
+  }
+
+  if (!unenforceable_.empty()) {
+    std::string what;
+    for (const std::string& u : unenforceable_) what += (what.empty() ? "" : "; ") + u;
+    if (!limits_.best_effort)
+      return make_error("cannot enforce " + what, "limits",
+                        "run as root, run inside a delegated cgroup (docs/limits.md), or pass "
+                        "--best-effort-limits to run without these limits");
+  }
+  return ok_result();
+}
+
+Result<void> CgroupControl::add_rlimit(int resource, rlim_t value, const char* name,
+                                       LimitReport& rep) {
+  struct rlimit cur{};
+  if (::getrlimit(resource, &cur) != 0) return errno_error(std::string("getrlimit ") + name);
+  // Raising a hard limit needs CAP_SYS_RESOURCE in the initial user namespace, which the
+  // sandbox never has: refuse rather than fail at exec time.
+  if (cur.rlim_max != RLIM_INFINITY && value > cur.rlim_max) {
+    if (!limits_.best_effort)
+      return make_error(rep.name + " " + rep.requested + " is above this process's hard limit (" +
+                            std::to_string(cur.rlim_max) + ")", "limits",
+                        "raise the hard limit first (ulimit -H) or ask for less");
+    value = cur.rlim_max;
+    weaker(rep, std::string("rlimit ") + name, "capped at the hard limit " + std::to_string(value));
+  }
+  rlimits_.push_back(RlimitSpec{resource, {value, value}});
+  if (rep.enforced_by.empty()) rep.enforced_by = std::string("rlimit ") + name;
+  return ok_result();
+}
+
+Result<void> CgroupControl::apply_memory(LimitReport& rep) {
+  const std::string bytes = std::to_string(*limits_.memory_bytes);
+  if (v2_has("memory")) {
+    if (auto r = v2_.write("memory.max", bytes); !r) return r;
+    // RAM and swap together stay within the limit: no swap beyond it.
+    if (v2_.has("memory.swap.max")) {
+      if (auto r = v2_.write("memory.swap.max", "0"); !r) return r;
+    } else if (host_has_swap()) {
+      rep.weaker = true;
+      warnings_.push_back("memory " + rep.requested + ": swap is not limited (no memory.swap.max)");
+    }
+    rep.enforced_by = "cgroup v2";
+    return ok_result();
+  }
+  if (const CgroupDir* d = v1_for("memory")) {
+    if (auto r = d->write("memory.limit_in_bytes", bytes); !r) return r;
+    if (d->has("memory.memsw.limit_in_bytes")) {
+      if (auto r = d->write("memory.memsw.limit_in_bytes", bytes); !r) return r;
+    } else if (host_has_swap()) {
+      rep.weaker = true;
+      warnings_.push_back("memory " + rep.requested +
+                          ": swap is not limited (kernel without swap accounting)");
+    }
+    rep.enforced_by = "cgroup v1";
+    return ok_result();
+  }
+  // Fallback: a per-process cap on virtual address space. A real bound on each process, but
+  // not on the tree, and virtual (programs that reserve large mappings fail early).
+  struct rlimit cur{};
+  ::getrlimit(RLIMIT_AS, &cur);
+  rlim_t v = *limits_.memory_bytes;
+  if (cur.rlim_max != RLIM_INFINITY && v > cur.rlim_max) v = cur.rlim_max;
+  rlimits_.push_back(RlimitSpec{RLIMIT_AS, {v, v}});
+  weaker(rep, "rlimit RLIMIT_AS",
+         "no cgroup: RLIMIT_AS caps each process's virtual memory instead (not RAM, not the whole tree)");
+  return ok_result();
+}
+
+Result<void> CgroupControl::apply_pids(LimitReport& rep) {
+  const std::string n = std::to_string(*limits_.pids);
+  if (v2_has("pids")) {
+    if (auto r = v2_.write("pids.max", n); !r) return r;
+    rep.enforced_by = "cgroup v2";
+    return ok_result();
+  }
+  if (const CgroupDir* d = v1_for("pids")) {
+    if (auto r = d->write("pids.max", n); !r) return r;
+    rep.enforced_by = "cgroup v1";
+    return ok_result();
+  }
+  // Fallback: RLIMIT_NPROC. In a fresh user namespace it counts the sandbox's own tasks; without
+  // one it counts every task of the real uid on the host, so add the ones that exist now.
+  // The kernel does not apply it to root outside a user namespace.
+  if (options_.new_user_namespace) {
+    rlimits_.push_back(RlimitSpec{RLIMIT_NPROC, {*limits_.pids, *limits_.pids}});
+    weaker(rep, "rlimit RLIMIT_NPROC",
+           "no cgroup: tasks are capped by RLIMIT_NPROC in the sandbox's user namespace");
+    return ok_result();
+  }
+  if (::geteuid() == 0) {
+    rep.enforced_by = "not enforced";
+    unenforceable_.push_back("pids " + rep.requested +
+                             " (no writable cgroup with the pids controller; RLIMIT_NPROC does not bind root)");
+    warnings_.push_back("pids " + rep.requested + ": not enforced (no cgroup)");
+    return ok_result();
+  }
+  const std::uint64_t existing = tasks_of_uid(::getuid());
+  rlim_t v = existing + *limits_.pids;
+  struct rlimit cur{};
+  ::getrlimit(RLIMIT_NPROC, &cur);
+  if (cur.rlim_max != RLIM_INFINITY && v > cur.rlim_max) v = cur.rlim_max;
+  rlimits_.push_back(RlimitSpec{RLIMIT_NPROC, {v, v}});
+  weaker(rep, "rlimit RLIMIT_NPROC",
+         "no cgroup: RLIMIT_NPROC counts all your processes on the host (" +
+             std::to_string(existing) + " now, cap " + std::to_string(v) + ")");
+  return ok_result();
+}
+
+Result<void> CgroupControl::apply_cpu(LimitReport& rep) {
+  const double quota_d = std::ceil(*limits_.cpu * static_cast<double>(kCpuPeriodUs));
+  const std::uint64_t quota = quota_d < 1000 ? 1000 : static_cast<std::uint64_t>(quota_d);
+  if (v2_has("cpu")) {
+    if (auto r = v2_.write("cpu.max", std::to_string(quota) + " " + std::to_string(kCpuPeriodUs)); !r)
+      return r;
+    rep.enforced_by = "cgroup v2";
+    return ok_result();
+  }
+  if (const CgroupDir* d = v1_for("cpu")) {
+    if (auto r = d->write("cpu.cfs_period_us", std::to_string(kCpuPeriodUs)); !r) return r;
+    if (auto r = d->write("cpu.cfs_quota_us", std::to_string(quota)); !r) return r;
+    rep.enforced_by = "cgroup v1";
+    return ok_result();
+  }
+  // RLIMIT_CPU is total seconds per process, not a rate: no honest fallback.
+  rep.enforced_by = "not enforced";
+  unenforceable_.push_back("cpu " + rep.requested + " (no writable cgroup with the cpu controller)");
+  warnings_.push_back("cpu " + rep.requested + ": not enforced (no cgroup)");
+  return ok_result();
+}
+
+bool CgroupControl::kill_all() {
+  bool any = false, ok = true;
+  if (v2_.valid()) {
+    any = true;
+    ok = v2_.kill_all() && ok;
+  }
+  for (const CgroupDir& d : v1_) {
+    any = true;
+    ok = d.kill_all() && ok;
+  }
+  return any && ok;
+}
+
+void CgroupControl::finish(RunResult& result) {
+  if (finished_) return;
+  finished_ = true;
+  // Leftovers (daemons, when there was no pid namespace) die with the run.
+  bool leftovers = !v2_.procs().empty();
+  for (const CgroupDir& d : v1_) leftovers = leftovers || !d.procs().empty();
+  if (leftovers) kill_all();
+
+  bool oom = false, memory_hit = false, pids_hit = false, cpu_hit = false;
+  std::optional<std::uint64_t> peak, user_us, sys_us;
+  if (v2_has("memory")) {
+    oom = v2_.read_key("memory.events", "oom_kill").value_or(0) > 0;
+    memory_hit = oom || v2_.read_key("memory.events", "max").value_or(0) > 0;
+    peak = v2_.read_u64("memory.peak");
+  } else if (const CgroupDir* d = v1_for("memory")) {
+    oom = d->read_key("memory.oom_control", "oom_kill").value_or(0) > 0;
+    const bool failed = d->read_u64("memory.failcnt").value_or(0) > 0 ||
+                        d->read_u64("memory.memsw.failcnt").value_or(0) > 0;
+    // Kernels without the oom_kill counter: a SIGKILL after hitting the limit is the OOM killer.
+    if (!d->read_key("memory.oom_control", "oom_kill") && failed &&
+        result.status == RunResult::Status::Signaled && result.signal == SIGKILL)
+      oom = true;
+    memory_hit = oom || (limits_.memory_bytes && failed);
+    peak = d->read_u64("memory.max_usage_in_bytes");
+  }
+  if (v2_has("pids")) pids_hit = v2_.read_key("pids.events", "max").value_or(0) > 0;
+  else if (const CgroupDir* d = v1_for("pids")) pids_hit = d->read_key("pids.events", "max").value_or(0) > 0;
+  if (v2_has("cpu")) cpu_hit = v2_.read_key("cpu.stat", "nr_throttled").value_or(0) > 0;
+  else if (const CgroupDir* d = v1_for("cpu")) cpu_hit = d->read_key("cpu.stat", "nr_throttled").value_or(0) > 0;
+  if (v2_.valid()) {
+    user_us = v2_.read_key("cpu.stat", "user_usec");
+    sys_us = v2_.read_key("cpu.stat", "system_usec");
+  } else if (const CgroupDir* d = v1_for("cpuacct")) {
+    if (auto u = d->read_u64("cpuacct.usage_user")) user_us = *u / 1000;
+    if (auto s = d->read_u64("cpuacct.usage_sys")) sys_us = *s / 1000;
+    if (!user_us || !sys_us) {
+      const long hz = ::sysconf(_SC_CLK_TCK) > 0 ? ::sysconf(_SC_CLK_TCK) : 100;
+      if (auto u = d->read_key("cpuacct.stat", "user")) user_us = *u * 1000000 / static_cast<std::uint64_t>(hz);
+      if (auto s = d->read_key("cpuacct.stat", "system")) sys_us = *s * 1000000 / static_cast<std::uint64_t>(hz);
+    }
+  }
+
+  if (oom) result.oom = true;
+  if (peak) result.peak_memory_bytes = *peak;
+  if (user_us && sys_us) {
+    result.user_cpu_s = static_cast<double>(*user_us) / 1e6;
+    result.sys_cpu_s = static_cast<double>(*sys_us) / 1e6;
+  }
+  for (LimitReport& rep : reports_) {
+    if (rep.name == "memory") rep.hit = memory_hit || oom;
+    else if (rep.name == "pids") rep.hit = pids_hit;
+    else if (rep.name == "cpu") rep.hit = cpu_hit;
+    else if (rep.name == "timeout") rep.hit = result.timed_out;
+    else if (rep.name == "max-file-size")
+      rep.hit = result.status == RunResult::Status::Signaled && result.signal == SIGXFSZ;
+  }
+  result.limits = reports_;
+  result.warnings.insert(result.warnings.end(), warnings_.begin(), warnings_.end());
+
+  auto remove = [&](CgroupDir& d) {
+    const std::string path = d.path();
+    if (!d.remove()) result.warnings.push_back("could not remove cgroup " + path);
+  };
+  if (v2_.valid()) remove(v2_);
+  for (CgroupDir& d : v1_) remove(d);
+}
+
+std::string CgroupControl::describe() const {
+  std::string out;
+  if (v2_.valid()) {
+    out = "cgroup2";
+    std::string c;
+    for (const std::string& x : {std::string("memory"), std::string("pids"), std::string("cpu")})
+      if (v2_ctrls_.count(x)) c += (c.empty() ? "" : ",") + x;
+    out += c.empty() ? " (kill, cpu time)" : " " + c;
+  }
+  if (!v1_index_.empty()) {
+    std::string c;
+    for (const auto& [ctrl, idx] : v1_index_) c += (c.empty() ? "" : ",") + ctrl;
+    out += (out.empty() ? "" : " + ") + std::string("cgroup v1 ") + c;
+  }
+  for (const RlimitSpec& r : rlimits_) {
+    if (r.resource == RLIMIT_AS || r.resource == RLIMIT_NPROC) {
+      out += (out.empty() ? "" : " + ") + std::string("rlimit fallback");
+      break;
+    }
+  }
+  return out.empty() ? "rlimits only" : out;
+}
 
 }  // namespace
 
 Result<std::unique_ptr<ResourceControl>> create_resource_control(const Limits& limits,
-                                                                 const Features&) {
-  if ((limits.memory_bytes || limits.pids || limits.cpu) && !limits.best_effort)
-    return make_error("resource limits are not supported by this build yet", "limits");
-  return std::unique_ptr<ResourceControl>(new RlimitOnly(limits));
+                                                                 const CgroupLayout& layout,
+                                                                 const ResourceOptions& options) {
+  auto rc = std::make_unique<CgroupControl>(limits, options);
+  if (auto r = rc->plan(layout); !r) return std::move(r).take_error();  // dtor removes cgroups
+  return std::unique_ptr<ResourceControl>(std::move(rc));
+}
+
+Result<std::unique_ptr<ResourceControl>> create_resource_control(const Limits& limits,
+                                                                 const Features&,
+                                                                 const ResourceOptions& options) {
+  auto layout = discover_cgroup_layout();
+  if (!layout.ok()) return std::move(layout).take_error();
+  return create_resource_control(limits, *layout, options);
 }
 
 }  // namespace paddock::engine

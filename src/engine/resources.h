@@ -1,13 +1,15 @@
-// Resource control for one run: cgroups (v2 delegated subtree or systemd scope, or v1
-// controllers) with rlimit fallbacks. Planned in the parent before clone; the child only writes
+// Resource control for one run: cgroups (v2 delegated subtree, v1 controllers, or both on a
+// hybrid host) with rlimit fallbacks. Planned in the parent before clone; the child only writes
 // "0" into the attach fds and applies the rlimits; the parent reads usage and cleans up.
 // The engine calls it in this order: create -> (clone) -> started -> kill_all? -> finish.
+// See docs/limits.md for what is enforced how.
 #pragma once
 
 #include <sys/resource.h>
 #include <sys/types.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "paddock/features.h"
@@ -18,6 +20,8 @@
 
 namespace paddock::engine {
 
+struct CgroupLayout;
+
 struct RlimitSpec {
   int resource;  // RLIMIT_*
   struct rlimit value;
@@ -26,23 +30,50 @@ struct RlimitSpec {
 class ResourceControl {
  public:
   virtual ~ResourceControl() = default;
-  // cgroup.procs (v2) or tasks/cgroup.procs (v1) fds, opened O_WRONLY|O_CLOEXEC in the parent.
-  // The child writes "0" into each before it does anything else (async-signal-safe).
+  // cgroup.procs fds (one per cgroup directory of the run), opened O_WRONLY|O_CLOEXEC in the
+  // parent. The child writes "0" into each before it does anything else (async-signal-safe):
+  // a failed write is a setup failure ("join cgroup"), never ignored.
   virtual std::vector<int> attach_fds() const = 0;
-  // Applied in the child with setrlimit before exec.
+  // Applied in the child with setrlimit before exec (soft = hard, so the sandbox cannot raise
+  // them). A failed setrlimit is a setup failure.
   virtual std::vector<RlimitSpec> rlimits() const = 0;
   // The sandbox's first process is running as `pid` (in the parent's pid namespace).
   virtual void started(pid_t pid) = 0;
-  // Kills every process of the run (cgroup.kill / freeze+kill); false if it cannot (no cgroup).
+  // Kills every process of the run (cgroup.kill on v2, SIGKILL to each member on v1, repeated
+  // until none is left); false if it cannot (no cgroup) or members remain after ~2 s.
   virtual bool kill_all() = 0;
-  // After the tree is gone: fills oom, peak memory, cpu, processes, limits reports; removes
-  // the cgroups it created.
+  // After the tree is gone (set result.timed_out / status / signal first): kills leftovers,
+  // sets result.oom, peak memory and user/sys CPU when a cgroup measured them (otherwise leaves
+  // the engine's rusage figures alone), replaces result.limits with one LimitReport per
+  // requested limit (memory, pids, cpu, timeout, tmp-size, home-size, max-file-size,
+  // max-open-files, core-dumps), appends warnings() to result.warnings, and removes the cgroups
+  // it created. Call once.
   virtual void finish(RunResult& result) = 0;
+  // One line per limit that is weaker than asked or not enforced, known from creation on (for
+  // showing before the run). finish() appends these to result.warnings: do not add them twice.
+  virtual std::vector<std::string> warnings() const = 0;
+  // How the run is contained, for doctor/debug: "cgroup v1 memory,pids + cgroup2 (kill)".
+  virtual std::string describe() const = 0;
 };
 
-// Plans resource control for `limits` on this host. Error when a requested limit cannot be
-// enforced at all and limits.best_effort is false.
+// What the engine will do around the resource control; changes how limits are enforced.
+struct ResourceOptions {
+  // The child runs in its own user namespace. RLIMIT_NPROC then counts only the sandbox's own
+  // processes (Linux >= 5.14 counts per user namespace), so it is a usable --pids fallback.
+  bool new_user_namespace = false;
+  // The child is pid 1 of its own pid namespace: killing it kills the whole tree.
+  bool new_pid_namespace = false;
+};
+
+// Plans resource control for `limits` on this host (reads /proc/self/mountinfo and
+// /proc/self/cgroup; creates the run's cgroups when it can). Error when a requested limit
+// cannot be enforced at all and limits.best_effort is false, or a value is out of range.
 Result<std::unique_ptr<ResourceControl>> create_resource_control(const Limits& limits,
-                                                                 const Features& features);
+                                                                 const Features& features,
+                                                                 const ResourceOptions& options = {});
+// The same on a given cgroup layout (tests; `paddock doctor`).
+Result<std::unique_ptr<ResourceControl>> create_resource_control(const Limits& limits,
+                                                                 const CgroupLayout& layout,
+                                                                 const ResourceOptions& options);
 
 }  // namespace paddock::engine

@@ -1,0 +1,64 @@
+// One cgroup directory paddock created for a run (v1 or v2): its control files, its member
+// processes, and its removal. Move-only; the destructor removes the directory (killing what is
+// left in it) so no error path leaks a cgroup.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "paddock/result.h"
+#include "sys/unique_fd.h"
+
+namespace paddock::engine {
+
+class CgroupDir {
+ public:
+  // mkdir(path, 0755) and opens its cgroup.procs for writing (O_CLOEXEC).
+  // EACCES/EPERM/EROFS come back as errors with sys_errno set so callers can fall back.
+  static Result<CgroupDir> create(std::string path, bool v2);
+
+  CgroupDir() = default;
+  CgroupDir(CgroupDir&&) noexcept;
+  CgroupDir& operator=(CgroupDir&&) noexcept;
+  ~CgroupDir();
+
+  const std::string& path() const { return path_; }
+  bool v2() const { return v2_; }
+  bool valid() const { return !path_.empty(); }
+  int procs_fd() const { return procs_fd_.get(); }
+  bool has(std::string_view file) const;  // the control file exists
+
+  Result<void> write(std::string_view file, std::string_view value) const;
+  std::optional<std::string> read(std::string_view file) const;
+  std::optional<std::uint64_t> read_u64(std::string_view file) const;  // "max" -> nullopt
+  // "key value" lines (memory.events, cpu.stat, pids.events, memory.oom_control, cpuacct.stat).
+  std::optional<std::uint64_t> read_key(std::string_view file, std::string_view key) const;
+
+  std::vector<pid_t> procs() const;
+  // SIGKILL to every member until none is left (cgroup.kill on v2 when the kernel has it).
+  // False when members remain after `patience`.
+  bool kill_all(std::chrono::milliseconds patience = std::chrono::milliseconds(2000)) const;
+  // Kills what is left, then rmdir, retrying while the kernel still reports it busy.
+  // True when the directory is gone.
+  bool remove();
+
+ private:
+  std::string path_;
+  bool v2_ = false;
+  sys::UniqueFd procs_fd_;
+};
+
+// A fresh name for a run's cgroup: "paddock-<pid>-<random hex>".
+std::string new_cgroup_name();
+
+// Removes empty "paddock-<pid>-*" cgroups under `parent` whose paddock process is gone (it was
+// killed before it could clean up). Best effort; returns how many were removed.
+int sweep_stale_cgroups(const std::string& parent);
+
+}  // namespace paddock::engine

@@ -1,0 +1,540 @@
+// Resource control without the engine: layouts parsed from sample text; real cgroups (as root)
+// with a forked child that joins through the attach fds, applies the rlimits, and then hogs
+// memory, forks without end or spins; the rlimit fallbacks on an empty layout.
+#include "engine/resources.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "engine/cgroup_dir.h"
+#include "engine/cgroup_layout.h"
+#include "sys/raw_io.h"
+
+namespace paddock::engine {
+namespace {
+
+constexpr const char kHybridMountinfo[] =
+    "25 30 0:23 / /sys/fs/cgroup rw,nosuid - tmpfs tmpfs rw,mode=755\n"
+    "26 25 0:24 / /sys/fs/cgroup/unified rw,nosuid - cgroup2 cgroup2 rw\n"
+    "27 25 0:25 / /sys/fs/cgroup/memory rw,nosuid - cgroup cgroup rw,memory\n"
+    "28 25 0:26 / /sys/fs/cgroup/pids rw,nosuid - cgroup cgroup rw,pids\n"
+    "29 25 0:27 / /sys/fs/cgroup/cpu,cpuacct rw,nosuid - cgroup cgroup rw,cpu,cpuacct\n"
+    "30 25 0:28 / /sys/fs/cgroup/systemd rw,nosuid - cgroup cgroup rw,xattr,name=systemd\n";
+constexpr const char kHybridCgroup[] =
+    "9:name=systemd:/user.slice\n"
+    "4:memory:/process_api/abc\n"
+    "3:pids:/\n"
+    "2:cpu,cpuacct:/user.slice\n"
+    "0::/\n";
+
+TEST(CgroupLayout, Hybrid) {
+  CgroupLayout l = parse_cgroup_layout(kHybridMountinfo, kHybridCgroup);
+  EXPECT_EQ(l.v2_own_dir, "/sys/fs/cgroup/unified");
+  EXPECT_FALSE(l.v2_is_unified);
+  EXPECT_EQ(l.v1_own_dir.at("memory"), "/sys/fs/cgroup/memory/process_api/abc");
+  EXPECT_EQ(l.v1_own_dir.at("pids"), "/sys/fs/cgroup/pids");
+  EXPECT_EQ(l.v1_own_dir.at("cpu"), "/sys/fs/cgroup/cpu,cpuacct/user.slice");
+  EXPECT_EQ(l.v1_own_dir.at("cpuacct"), "/sys/fs/cgroup/cpu,cpuacct/user.slice");
+  EXPECT_EQ(l.v1_own_dir.count("name=systemd"), 0u);
+  EXPECT_EQ(l.v1_own_dir.count("systemd"), 0u);
+}
+
+TEST(CgroupLayout, UnifiedAndContainerRoot) {
+  CgroupLayout l = parse_cgroup_layout(
+      "30 1 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw,nsdelegate\n",
+      "0::/user.slice/user-1000.slice/user@1000.service/app.slice/x.scope\n");
+  EXPECT_TRUE(l.v2_is_unified);
+  EXPECT_EQ(l.v2_own_dir,
+            "/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/app.slice/x.scope");
+  EXPECT_TRUE(l.v1_own_dir.empty());
+  // A container whose cgroup mount root is its own cgroup.
+  CgroupLayout c = parse_cgroup_layout(
+      "40 1 0:26 /docker/abc /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n", "0::/docker/abc\n");
+  EXPECT_EQ(c.v2_own_dir, "/sys/fs/cgroup");
+  // Escaped spaces in a mount point.
+  CgroupLayout e = parse_cgroup_layout(
+      "40 1 0:26 / /mnt/my\\040cg rw - cgroup2 cgroup2 rw\n", "0::/a\n");
+  EXPECT_EQ(e.v2_own_dir, "/mnt/my cg/a");
+}
+
+TEST(CgroupLayout, NoCgroups) {
+  CgroupLayout l = parse_cgroup_layout("1 0 8:1 / / rw - ext4 /dev/sda1 rw\n", "0::/\n");
+  EXPECT_TRUE(l.v2_own_dir.empty());
+  EXPECT_TRUE(l.v1_own_dir.empty());
+  EXPECT_EQ(l.describe(), "no cgroups mounted");
+}
+
+// ---- rlimit fallbacks: an empty layout behaves like a host with no usable cgroup ----
+
+const LimitReport* find(const std::vector<LimitReport>& v, const std::string& name) {
+  for (const LimitReport& r : v)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+bool has_rlimit(const ResourceControl& rc, int res, rlim_t value) {
+  for (const RlimitSpec& r : rc.rlimits())
+    if (r.resource == res && r.value.rlim_cur == value && r.value.rlim_max == value) return true;
+  return false;
+}
+
+TEST(ResourceFallback, CoreDumpsOffByDefault) {
+  auto rc = create_resource_control(Limits{}, CgroupLayout{}, {});
+  ASSERT_TRUE(rc.ok()) << rc.error().describe();
+  EXPECT_TRUE(has_rlimit(**rc, RLIMIT_CORE, 0));
+  EXPECT_TRUE((*rc)->attach_fds().empty());
+  EXPECT_TRUE((*rc)->warnings().empty());
+  Limits on;
+  on.core_dumps = true;
+  auto rc2 = create_resource_control(on, CgroupLayout{}, {});
+  ASSERT_TRUE(rc2.ok());
+  for (const RlimitSpec& r : (*rc2)->rlimits()) EXPECT_NE(r.resource, RLIMIT_CORE);
+}
+
+TEST(ResourceFallback, CpuWithoutCgroupIsRefusedUnlessBestEffort) {
+  Limits l;
+  l.cpu = 1.5;
+  auto rc = create_resource_control(l, CgroupLayout{}, {});
+  ASSERT_FALSE(rc.ok());
+  EXPECT_NE(rc.error().message.find("cannot enforce cpu 1.5"), std::string::npos)
+      << rc.error().message;
+  EXPECT_NE(rc.error().hint.find("--best-effort-limits"), std::string::npos);
+  l.best_effort = true;
+  auto be = create_resource_control(l, CgroupLayout{}, {});
+  ASSERT_TRUE(be.ok());
+  ASSERT_EQ((*be)->warnings().size(), 1u);
+  EXPECT_EQ((*be)->warnings()[0], "cpu 1.5: not enforced (no cgroup)");
+  RunResult res;
+  (*be)->finish(res);
+  const LimitReport* cpu = find(res.limits, "cpu");
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ(cpu->enforced_by, "not enforced");
+  EXPECT_EQ(res.warnings.size(), 1u);
+}
+
+TEST(ResourceFallback, MemoryFallsBackToAddressSpace) {
+  Limits l;
+  l.memory_bytes = 256ull << 20;
+  auto rc = create_resource_control(l, CgroupLayout{}, {});
+  ASSERT_TRUE(rc.ok()) << rc.error().describe();
+  EXPECT_TRUE(has_rlimit(**rc, RLIMIT_AS, 256ull << 20));
+  ASSERT_EQ((*rc)->warnings().size(), 1u);
+  EXPECT_NE((*rc)->warnings()[0].find("RLIMIT_AS"), std::string::npos);
+  RunResult res;
+  (*rc)->finish(res);
+  const LimitReport* m = find(res.limits, "memory");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->requested, "256M");
+  EXPECT_EQ(m->enforced_by, "rlimit RLIMIT_AS");
+  EXPECT_TRUE(m->weaker);
+}
+
+TEST(ResourceFallback, PidsInAUserNamespaceUseNproc) {
+  Limits l;
+  l.pids = 64;
+  ResourceOptions o;
+  o.new_user_namespace = true;
+  auto rc = create_resource_control(l, CgroupLayout{}, o);
+  ASSERT_TRUE(rc.ok());
+  EXPECT_TRUE(has_rlimit(**rc, RLIMIT_NPROC, 64));
+}
+
+TEST(ResourceFallback, PidsWithoutUserNamespace) {
+  Limits l;
+  l.pids = 64;
+  auto rc = create_resource_control(l, CgroupLayout{}, {});
+  if (geteuid() == 0) {
+    // RLIMIT_NPROC does not bind root: nothing would enforce it.
+    ASSERT_FALSE(rc.ok());
+    EXPECT_NE(rc.error().message.find("pids 64"), std::string::npos);
+  } else {
+    ASSERT_TRUE(rc.ok());
+    bool found = false;
+    for (const RlimitSpec& r : (*rc)->rlimits())
+      if (r.resource == RLIMIT_NPROC) found = r.value.rlim_cur > 64;  // existing tasks added
+    EXPECT_TRUE(found);
+  }
+}
+
+TEST(ResourceFallback, RlimitsForFilesAndReports) {
+  Limits l;
+  l.max_file_size_bytes = 1ull << 30;
+  l.max_open_files = 256;
+  l.timeout = std::chrono::minutes(30);
+  l.tmp_size_bytes = 512ull << 20;
+  ResourceOptions o;
+  o.new_pid_namespace = true;
+  auto rc = create_resource_control(l, CgroupLayout{}, o);
+  ASSERT_TRUE(rc.ok()) << rc.error().describe();
+  EXPECT_TRUE(has_rlimit(**rc, RLIMIT_FSIZE, 1ull << 30));
+  EXPECT_TRUE(has_rlimit(**rc, RLIMIT_NOFILE, 256));
+  RunResult res;
+  res.timed_out = true;
+  res.status = RunResult::Status::Signaled;
+  res.signal = SIGXFSZ;
+  (*rc)->finish(res);
+  ASSERT_NE(find(res.limits, "timeout"), nullptr);
+  EXPECT_EQ(find(res.limits, "timeout")->requested, "30m");
+  EXPECT_TRUE(find(res.limits, "timeout")->hit);
+  EXPECT_EQ(find(res.limits, "tmp-size")->enforced_by, "tmpfs size");
+  EXPECT_TRUE(find(res.limits, "max-file-size")->hit);
+  EXPECT_FALSE(find(res.limits, "max-open-files")->hit);
+  EXPECT_EQ(find(res.limits, "core-dumps")->enforced_by, "rlimit RLIMIT_CORE");
+}
+
+TEST(ResourceFallback, OpenFilesAboveHardLimitIsRefused) {
+  struct rlimit cur{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &cur), 0);
+  if (cur.rlim_max == RLIM_INFINITY) GTEST_SKIP() << "RLIMIT_NOFILE hard limit is unlimited";
+  Limits l;
+  l.max_open_files = cur.rlim_max + 1;
+  auto rc = create_resource_control(l, CgroupLayout{}, {});
+  ASSERT_FALSE(rc.ok());
+  EXPECT_NE(rc.error().message.find("above this process's hard limit"), std::string::npos);
+}
+
+TEST(ResourceFallback, BadValues) {
+  Limits l;
+  l.cpu = 0;
+  EXPECT_FALSE(create_resource_control(l, CgroupLayout{}, {}).ok());
+  l.cpu = -1;
+  EXPECT_FALSE(create_resource_control(l, CgroupLayout{}, {}).ok());
+  Limits m;
+  m.memory_bytes = 4096;
+  auto rc = create_resource_control(m, CgroupLayout{}, {});
+  ASSERT_FALSE(rc.ok());
+  EXPECT_EQ(rc.error().message, "memory limit 4K is too small to start anything (minimum 1M)");
+}
+
+// ---- real cgroups ----
+
+// Forks a child that joins the run's cgroups and applies its rlimits the way the engine's child
+// does, then runs `body`; its return value is the exit code. Returns the wait status.
+int run_child(ResourceControl& rc, const std::function<int()>& body,
+              std::chrono::milliseconds kill_after = std::chrono::milliseconds(0)) {
+  std::vector<int> fds = rc.attach_fds();
+  std::vector<RlimitSpec> limits = rc.rlimits();
+  pid_t pid = fork();
+  if (pid == 0) {
+    for (int fd : fds)
+      if (!sys::write_all(fd, "0", 1)) _exit(120);
+    for (const RlimitSpec& r : limits)
+      if (setrlimit(r.resource, &r.value) < 0) _exit(121);
+    _exit(body());
+  }
+  rc.started(pid);
+  if (kill_after.count() > 0) {
+    usleep(static_cast<useconds_t>(kill_after.count() * 1000));
+    EXPECT_TRUE(rc.kill_all());
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+bool is_root() { return geteuid() == 0; }
+
+std::vector<std::string> leftover_cgroups(const CgroupLayout& l) {
+  std::vector<std::string> out;
+  std::vector<std::string> dirs;
+  if (!l.v2_own_dir.empty()) dirs.push_back(l.v2_own_dir);
+  for (const auto& [c, d] : l.v1_own_dir) dirs.push_back(d);
+  const std::string prefix = "paddock-" + std::to_string(getpid()) + "-";
+  for (const std::string& d : dirs) {
+    DIR* dir = opendir(d.c_str());
+    if (!dir) continue;
+    while (dirent* e = readdir(dir))
+      if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0) out.push_back(d + "/" + e->d_name);
+    closedir(dir);
+  }
+  return out;
+}
+
+class RealCgroups : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto l = discover_cgroup_layout();
+    ASSERT_TRUE(l.ok());
+    layout_ = *l;
+  }
+  // Skips unless the run would get `ctrl` from a cgroup on this host.
+  bool need(const std::string& ctrl) {
+    Limits probe;
+    if (ctrl == "memory") probe.memory_bytes = 64ull << 20;
+    if (ctrl == "pids") probe.pids = 100;
+    if (ctrl == "cpu") probe.cpu = 1;
+    auto rc = create_resource_control(probe, layout_, {});
+    if (!rc.ok()) return false;
+    RunResult r;
+    (*rc)->finish(r);
+    return !r.limits.empty() && r.limits[0].enforced_by.rfind("cgroup", 0) == 0;
+  }
+  CgroupLayout layout_;
+};
+
+#define REQUIRE_CGROUP(ctrl)                                                                  \
+  do {                                                                                        \
+    if (!need(ctrl))                                                                          \
+      GTEST_SKIP() << "no writable cgroup with the " ctrl " controller here ("                \
+                   << (is_root() ? "root" : "unprivileged") << "; " << layout_.describe() << ")"; \
+  } while (0)
+
+TEST_F(RealCgroups, MemoryHogIsKilledAndReportedAsOom) {
+  REQUIRE_CGROUP("memory");
+  Limits l;
+  l.memory_bytes = 64ull << 20;
+  auto rc = create_resource_control(l, layout_, {});
+  ASSERT_TRUE(rc.ok()) << rc.error().describe();
+  int status = run_child(**rc, [] {
+    const std::size_t total = 512ull << 20;
+    char* p = static_cast<char*>(mmap(nullptr, total, PROT_READ | PROT_WRITE,
+                                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    if (p == MAP_FAILED) return 3;
+    for (std::size_t i = 0; i < total; i += 4096) p[i] = 1;
+    return 0;  // survived: the limit did not hold
+  });
+  ASSERT_TRUE(WIFSIGNALED(status)) << "child exited with " << WEXITSTATUS(status);
+  EXPECT_EQ(WTERMSIG(status), SIGKILL);
+  RunResult res;
+  res.status = RunResult::Status::Signaled;
+  res.signal = SIGKILL;
+  (*rc)->finish(res);
+  EXPECT_TRUE(res.oom);
+  const LimitReport* m = find(res.limits, "memory");
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(m->hit);
+  EXPECT_FALSE(m->weaker) << "host swap without swap accounting?";
+  EXPECT_GT(res.peak_memory_bytes, 32ull << 20);
+  EXPECT_LE(res.peak_memory_bytes, (64ull << 20) + (1ull << 20));
+  EXPECT_TRUE(leftover_cgroups(layout_).empty());
+}
+
+TEST_F(RealCgroups, ModestProgramIsNotOom) {
+  REQUIRE_CGROUP("memory");
+  Limits l;
+  l.memory_bytes = 64ull << 20;
+  auto rc = create_resource_control(l, layout_, {});
+  ASSERT_TRUE(rc.ok());
+  int status = run_child(**rc, [] {
+    std::vector<char> v(8u << 20, 1);
+    return v[100] == 1 ? 0 : 1;
+  });
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  RunResult res;
+  (*rc)->finish(res);
+  EXPECT_FALSE(res.oom);
+  EXPECT_FALSE(find(res.limits, "memory")->hit);
+  EXPECT_GE(res.peak_memory_bytes, 8u << 20);
+}
+
+TEST_F(RealCgroups, ForkBombIsContained) {
+  REQUIRE_CGROUP("pids");
+  Limits l;
+  l.pids = 20;
+  auto rc = create_resource_control(l, layout_, {});
+  ASSERT_TRUE(rc.ok()) << rc.error().describe();
+  // Each process forks until the kernel says no; the first one reports how many it got.
+  int status = run_child(**rc, [] {
+    setpgid(0, 0);  // our own group, so the kill below stays inside the test child
+    int started = 0;
+    for (int i = 0; i < 200; ++i) {
+      pid_t p = fork();
+      if (p < 0) break;
+      if (p == 0) {
+        pause();
+        _exit(0);
+      }
+      ++started;
+    }
+    kill(0, SIGKILL);  // our own process group: the forked sleepers, and us
+    return started;
+  });
+  (void)status;
+  RunResult res;
+  (*rc)->finish(res);
+  const LimitReport* p = find(res.limits, "pids");
+  ASSERT_NE(p, nullptr);
+  EXPECT_TRUE(p->hit);
+  EXPECT_TRUE(leftover_cgroups(layout_).empty());
+}
+
+TEST_F(RealCgroups, ForkCountStopsAtTheLimit) {
+  REQUIRE_CGROUP("pids");
+  Limits l;
+  l.pids = 10;
+  auto rc = create_resource_control(l, layout_, {});
+  ASSERT_TRUE(rc.ok());
+  int status = run_child(**rc, [] {
+    int started = 0;
+    std::vector<pid_t> kids;
+    for (int i = 0; i < 50; ++i) {
+      pid_t p = fork();
+      if (p < 0) break;
+      if (p == 0) {
+        pause();
+        _exit(0);
+      }
+      kids.push_back(p);
+      ++started;
+    }
+    for (pid_t k : kids) kill(k, SIGKILL);
+    for (pid_t k : kids) waitpid(k, nullptr, 0);
+    return started;
+  });
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 9);  // 10 tasks: the child itself and 9 more
+  RunResult res;
+  (*rc)->finish(res);
+}
+
+TEST_F(RealCgroups, KillAllReachesDaemonizedGrandchildren) {
+  Limits l;
+  auto rc = create_resource_control(l, layout_, {});
+  ASSERT_TRUE(rc.ok());
+  if ((*rc)->attach_fds().empty()) GTEST_SKIP() << "no writable cgroup (" << layout_.describe() << ")";
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  // The child double-forks a daemon that ignores SIGTERM and reports its pid, then waits.
+  std::vector<int> fds = (*rc)->attach_fds();
+  pid_t pid = fork();
+  if (pid == 0) {
+    for (int fd : fds)
+      if (!sys::write_all(fd, "0", 1)) _exit(120);
+    if (fork() == 0) {
+      setsid();
+      if (fork() == 0) {
+        signal(SIGTERM, SIG_IGN);
+        pid_t me = getpid();
+        sys::write_all(pipefd[1], &me, sizeof me);
+        for (;;) pause();
+      }
+      _exit(0);
+    }
+    for (;;) pause();
+  }
+  close(pipefd[1]);
+  pid_t daemon = 0;
+  ASSERT_EQ(read(pipefd[0], &daemon, sizeof daemon), static_cast<ssize_t>(sizeof daemon));
+  close(pipefd[0]);
+  ASSERT_EQ(kill(daemon, 0), 0);
+  EXPECT_TRUE((*rc)->kill_all());
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status));
+  // The daemon was reparented away from us; it must be gone (or a zombie awaiting its reaper).
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    std::string st;
+    FILE* f = fopen(("/proc/" + std::to_string(daemon) + "/stat").c_str(), "r");
+    if (!f) {
+      gone = true;
+      break;
+    }
+    char buf[512] = {};
+    fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    const char* close_paren = strrchr(buf, ')');
+    if (close_paren && close_paren[2] == 'Z') gone = true;
+    else usleep(5000);
+  }
+  EXPECT_TRUE(gone);
+  RunResult res;
+  (*rc)->finish(res);
+  EXPECT_TRUE(leftover_cgroups(layout_).empty());
+}
+
+TEST_F(RealCgroups, CpuSpinnerGetsItsShare) {
+  REQUIRE_CGROUP("cpu");
+  Limits l;
+  l.cpu = 0.2;
+  auto rc = create_resource_control(l, layout_, {});
+  ASSERT_TRUE(rc.ok());
+  const auto start = std::chrono::steady_clock::now();
+  int status = run_child(**rc, [] {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1000);
+    volatile unsigned long x = 0;
+    while (std::chrono::steady_clock::now() < until) x = x + 1;
+    return 0;
+  });
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(WIFEXITED(status));
+  RunResult res;
+  (*rc)->finish(res);
+  const double cpu = res.user_cpu_s + res.sys_cpu_s;
+  EXPECT_GT(cpu, 0.0) << "no CPU time measured";
+  // Loose: 0.2 cores over ~1 s is ~0.2 s; anything near a full core means no throttling.
+  EXPECT_LT(cpu, 0.2 * wall + 0.25) << "cpu " << cpu << "s over " << wall << "s wall";
+  EXPECT_TRUE(find(res.limits, "cpu")->hit);
+}
+
+TEST_F(RealCgroups, NoLeaksAfterManyRuns) {
+  Limits l;
+  l.memory_bytes = 64ull << 20;
+  l.pids = 64;
+  l.best_effort = true;
+  for (int i = 0; i < 200; ++i) {
+    auto rc = create_resource_control(l, layout_, {});
+    ASSERT_TRUE(rc.ok()) << rc.error().describe();
+    int status = run_child(**rc, [] { return 0; });
+    ASSERT_TRUE(WIFEXITED(status));
+    ASSERT_EQ(WEXITSTATUS(status), 0);
+    RunResult res;
+    (*rc)->finish(res);
+    for (const std::string& w : res.warnings) ASSERT_EQ(w.find("could not remove"), std::string::npos) << w;
+  }
+  EXPECT_TRUE(leftover_cgroups(layout_).empty());
+}
+
+TEST_F(RealCgroups, ErrorPathRemovesWhatWasCreated) {
+  Limits l;
+  l.memory_bytes = 64ull << 20;
+  l.pids = 64;
+  l.max_open_files = ~0ull;  // above any hard limit: refused after the cgroups were made
+  struct rlimit cur{};
+  getrlimit(RLIMIT_NOFILE, &cur);
+  if (cur.rlim_max == RLIM_INFINITY) GTEST_SKIP() << "RLIMIT_NOFILE hard limit is unlimited";
+  auto rc = create_resource_control(l, layout_, {});
+  EXPECT_FALSE(rc.ok());
+  EXPECT_TRUE(leftover_cgroups(layout_).empty());
+}
+
+TEST_F(RealCgroups, DestroyWithoutFinishCleansUp) {
+  Limits l;
+  l.pids = 64;
+  l.best_effort = true;
+  {
+    auto rc = create_resource_control(l, layout_, {});
+    ASSERT_TRUE(rc.ok());
+    run_child(**rc, [] { return 0; });
+  }
+  EXPECT_TRUE(leftover_cgroups(layout_).empty());
+}
+
+TEST_F(RealCgroups, StaleCgroupsOfDeadRunsAreSwept) {
+  auto it = layout_.v1_own_dir.find("pids");
+  std::string parent = it != layout_.v1_own_dir.end() ? it->second : layout_.v2_own_dir;
+  if (parent.empty()) GTEST_SKIP() << "no cgroup hierarchy (" << layout_.describe() << ")";
+  pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  waitpid(dead, nullptr, 0);
+  const std::string stale = parent + "/paddock-" + std::to_string(dead) + "-deadbeef";
+  if (mkdir(stale.c_str(), 0755) != 0) GTEST_SKIP() << "cannot create cgroups in " << parent;
+  EXPECT_EQ(sweep_stale_cgroups(parent), 1);
+  EXPECT_NE(access(stale.c_str(), F_OK), 0);
+}
+
+}  // namespace
+}  // namespace paddock::engine
