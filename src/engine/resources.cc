@@ -331,18 +331,18 @@ Result<void> CgroupControl::apply_pids(LimitReport& rep) {
   }
   // Fallback: RLIMIT_NPROC. In a fresh user namespace it counts the sandbox's own tasks; without
   // one it counts every task of the real uid on the host, so add the ones that exist now.
-  // The kernel does not apply it to root outside a user namespace.
-  if (options_.new_user_namespace) {
-    rlimits_.push_back(RlimitSpec{RLIMIT_NPROC, {*limits_.pids, *limits_.pids}});
-    weaker(rep, "rlimit RLIMIT_NPROC",
-           "no cgroup: tasks are capped by RLIMIT_NPROC in the sandbox's user namespace");
-    return ok_result();
-  }
+  // It does not bind root (measured: not even inside a fresh user namespace).
   if (::geteuid() == 0) {
     rep.enforced_by = "not enforced";
     unenforceable_.push_back("pids " + rep.requested +
                              " (no writable cgroup with the pids controller; RLIMIT_NPROC does not bind root)");
     warnings_.push_back("pids " + rep.requested + ": not enforced (no cgroup)");
+    return ok_result();
+  }
+  if (options_.new_user_namespace) {
+    rlimits_.push_back(RlimitSpec{RLIMIT_NPROC, {*limits_.pids, *limits_.pids}});
+    weaker(rep, "rlimit RLIMIT_NPROC",
+           "no cgroup: tasks are capped by RLIMIT_NPROC in the sandbox's user namespace");
     return ok_result();
   }
   const std::uint64_t existing = tasks_of_uid(::getuid());

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <signal.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -146,6 +147,10 @@ TEST(ResourceFallback, PidsInAUserNamespaceUseNproc) {
   ResourceOptions o;
   o.new_user_namespace = true;
   auto rc = create_resource_control(l, CgroupLayout{}, o);
+  if (geteuid() == 0) {
+    EXPECT_FALSE(rc.ok()) << "RLIMIT_NPROC does not bind root: the pids limit must be refused";
+    return;
+  }
   ASSERT_TRUE(rc.ok());
   EXPECT_TRUE(has_rlimit(**rc, RLIMIT_NPROC, 64));
 }
@@ -521,6 +526,57 @@ TEST_F(RealCgroups, DestroyWithoutFinishCleansUp) {
     run_child(**rc, [] { return 0; });
   }
   EXPECT_TRUE(leftover_cgroups(layout_).empty());
+}
+
+// ---- the rlimit fallbacks, enforced for real (root and unprivileged) ----
+
+TEST(RlimitFallback, AddressSpaceCapStopsAHog) {
+  Limits l;
+  l.memory_bytes = 128ull << 20;
+  auto rc = create_resource_control(l, CgroupLayout{}, {});
+  ASSERT_TRUE(rc.ok());
+  int status = run_child(**rc, [] {
+    void* p = mmap(nullptr, 512ull << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED && errno == ENOMEM ? 7 : 0;
+  });
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 7) << "a 512M mapping succeeded under a 128M RLIMIT_AS";
+}
+
+TEST(RlimitFallback, NprocInAUserNamespaceCountsOnlyTheSandbox) {
+  Limits l;
+  l.pids = 8;
+  ResourceOptions o;
+  o.new_user_namespace = true;
+  auto rc = create_resource_control(l, CgroupLayout{}, o);
+  if (geteuid() == 0) GTEST_SKIP() << "RLIMIT_NPROC does not bind root (refused: see PidsInAUserNamespaceUseNproc)";
+  ASSERT_TRUE(rc.ok());
+  std::vector<RlimitSpec> limits = (*rc)->rlimits();
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (unshare(CLONE_NEWUSER) != 0) _exit(99);
+    for (const RlimitSpec& r : limits)
+      if (setrlimit(r.resource, &r.value) < 0) _exit(121);
+    std::vector<pid_t> kids;
+    for (int i = 0; i < 40; ++i) {
+      pid_t p = fork();
+      if (p < 0) break;
+      if (p == 0) {
+        pause();
+        _exit(0);
+      }
+      kids.push_back(p);
+    }
+    for (pid_t k : kids) kill(k, SIGKILL);
+    for (pid_t k : kids) waitpid(k, nullptr, 0);
+    _exit(static_cast<int>(kids.size()));
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 99) GTEST_SKIP() << "no user namespaces here";
+  // 8 tasks in the namespace: the child itself and 7 more, whatever else this uid runs.
+  EXPECT_EQ(WEXITSTATUS(status), 7);
 }
 
 TEST_F(RealCgroups, StaleCgroupsOfDeadRunsAreSwept) {
