@@ -1,0 +1,413 @@
+// Applying a TOML profile to a PolicyBuilder: the schema of docs/profiles.md. Every error names
+// FILE:LINE:COL of the offending key or value, and hints at the closest valid word.
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "paddock/profile.h"
+#include "policy/did_you_mean.h"
+#include "policy/env_names.h"
+#include "policy/path_util.h"
+#include "policy/units.h"
+
+namespace paddock {
+namespace {
+
+constexpr int kMaxExtendsDepth = 16;
+
+const std::vector<std::string> kTopKeys = {"extends", "description", "filesystem", "network",
+                                           "env",     "limits",      "sandbox"};
+const std::vector<std::string> kFilesystemKeys = {
+    "allow", "read", "write", "allow_if_exists", "read_if_exists", "write_if_exists", "cwd"};
+const std::vector<std::string> kNetworkKeys = {"mode", "allow", "deny"};
+const std::vector<std::string> kEnvKeys = {"pass", "set"};
+const std::vector<std::string> kLimitsKeys = {"memory",   "pids",          "cpu",
+                                              "timeout",  "tmp_size",      "home_size",
+                                              "max_file_size", "max_open_files", "core_dumps",
+                                              "best_effort"};
+const std::vector<std::string> kSandboxKeys = {"require_namespaces"};
+const std::vector<std::string> kCwdValues = {"read+write", "read", "write", "none"};
+const std::vector<std::string> kNetModes = {"off", "on", "filtered"};
+
+std::string type_name(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a number";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::date: return "a date";
+    case toml::node_type::time: return "a time";
+    case toml::node_type::date_time: return "a date-time";
+    default: return "nothing";
+  }
+}
+
+std::string join_words(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
+// Reads one profile file into the builder. The first error stops it.
+class ProfileReader {
+ public:
+  ProfileReader(const ProfileSource& src, PolicyBuilder& b, const HostContext& ctx,
+                std::vector<std::string>& chain)
+      : src_(src), b_(b), ctx_(ctx), chain_(chain) {}
+
+  Result<void> run() {
+    toml::table doc;
+    try {
+      doc = toml::parse(src_.text, src_.file);
+    } catch (const toml::parse_error& e) {
+      return make_error(std::string(e.description()), at(e.source()));
+    }
+
+    if (!check_keys(doc, "", kTopKeys)) return *err_;
+    if (const toml::node* ext = doc.get("extends")) {
+      if (auto r = apply_parent(*ext); !r) return r;
+    }
+    if (const toml::node* d = doc.get("description"); d != nullptr && !d->is_string()) {
+      return fail(*d, "description must be a string (got " + type_name(*d) + ")");
+    }
+    b_.profile_name(src_.name);
+
+    if (auto* t = section(doc, "filesystem", kFilesystemKeys)) filesystem(*t);
+    if (auto* t = section(doc, "network", kNetworkKeys)) network(*t);
+    if (auto* t = section(doc, "env", kEnvKeys)) env(*t);
+    if (auto* t = section(doc, "limits", kLimitsKeys)) limits(*t);
+    if (auto* t = section(doc, "sandbox", kSandboxKeys)) sandbox(*t);
+    if (err_) return *err_;
+    return ok_result();
+  }
+
+ private:
+  std::string at(const toml::source_region& r) const {
+    return src_.file + ":" + std::to_string(r.begin.line) + ":" + std::to_string(r.begin.column);
+  }
+
+  Error fail_at(const toml::source_region& r, std::string message, std::string hint = {}) {
+    if (!err_) err_ = make_error(std::move(message), at(r), std::move(hint));
+    return *err_;
+  }
+  Error fail(const toml::node& n, std::string message, std::string hint = {}) {
+    return fail_at(n.source(), std::move(message), std::move(hint));
+  }
+
+  // Unknown keys are errors: a typo must not silently drop a restriction or a grant.
+  bool check_keys(const toml::table& t, const std::string& table, const std::vector<std::string>& known) {
+    for (auto&& [k, v] : t) {
+      std::string key(k.str());
+      if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+      std::string msg;
+      if (table.empty()) {
+        msg = v.is_table() ? "unknown table [" + key + "]" : "unknown key \"" + key + "\"";
+      } else {
+        msg = "unknown key \"" + key + "\" in [" + table + "]";
+      }
+      fail_at(k.source(), msg, did_you_mean(key, known));
+      return false;
+    }
+    return true;
+  }
+
+  const toml::table* section(const toml::table& doc, const char* name,
+                             const std::vector<std::string>& known) {
+    if (err_) return nullptr;
+    const toml::node* n = doc.get(name);
+    if (n == nullptr) return nullptr;
+    if (!n->is_table()) {
+      fail(*n, std::string(name) + " must be a table ([" + name + "]), got " + type_name(*n));
+      return nullptr;
+    }
+    if (!check_keys(*n->as_table(), name, known)) return nullptr;
+    return n->as_table();
+  }
+
+  Result<void> apply_parent(const toml::node& ext) {
+    const auto* s = ext.as_string();
+    if (s == nullptr) return fail(ext, "extends must be a profile name (got " + type_name(ext) + ")");
+    std::string target = s->get();
+    // A relative file path is relative to the profile that names it.
+    if (target.find('/') != std::string::npos && target[0] != '/' && target[0] != '~' &&
+        src_.file.size() > 0 && src_.file[0] == '/') {
+      target = path::normalize(path::join(path::parent(src_.file), target));
+    }
+    if (static_cast<int>(chain_.size()) >= kMaxExtendsDepth) {
+      return fail(ext, "extends nests more than " + std::to_string(kMaxExtendsDepth) + " profiles");
+    }
+    auto parent = find_profile(target, ctx_);
+    if (!parent) return fail(ext, parent.error().describe(), parent.error().hint);
+    if (std::find(chain_.begin(), chain_.end(), parent->file) != chain_.end()) {
+      std::string cycle;
+      for (const auto& f : chain_) cycle += f + " -> ";
+      return fail(ext, "profiles extend each other in a cycle: " + cycle + parent->file);
+    }
+    chain_.push_back(parent->file);
+    ProfileReader reader(*parent, b_, ctx_, chain_);
+    auto r = reader.run();
+    chain_.pop_back();
+    return r;
+  }
+
+  // An array of strings; errors point at the offending element.
+  std::optional<std::vector<std::pair<std::string, std::string>>> strings(
+      const toml::table& t, const char* table, const char* key) {
+    const toml::node* n = t.get(key);
+    if (n == nullptr || err_) return std::nullopt;
+    const toml::array* arr = n->as_array();
+    std::string what = "[" + std::string(table) + "] " + key;
+    if (arr == nullptr) {
+      fail(*n, what + " must be an array of strings (got " + type_name(*n) + ")");
+      return std::nullopt;
+    }
+    std::vector<std::pair<std::string, std::string>> out;  // value, position
+    for (const toml::node& e : *arr) {
+      if (!e.is_string()) {
+        fail(e, what + " must be an array of strings (got " + type_name(e) + " in it)");
+        return std::nullopt;
+      }
+      out.emplace_back(e.as_string()->get(), at(e.source()));
+    }
+    return out;
+  }
+
+  void filesystem(const toml::table& t) {
+    struct List {
+      const char* key;
+      Access access;
+      bool optional;
+    };
+    static const List lists[] = {
+        {"allow", Access::ReadWrite, false},          {"read", Access::Read, false},
+        {"write", Access::Write, false},              {"allow_if_exists", Access::ReadWrite, true},
+        {"read_if_exists", Access::Read, true},       {"write_if_exists", Access::Write, true},
+    };
+    for (const auto& l : lists) {
+      auto items = strings(t, "filesystem", l.key);
+      if (!items) continue;
+      for (const auto& [p, pos] : *items) {
+        if (p.empty()) {
+          fail(*t.get(l.key), "[filesystem] " + std::string(l.key) + " has an empty path");
+          return;
+        }
+        Origin origin{Origin::Kind::Profile, pos};
+        if (l.optional) {
+          b_.allow_optional(p, l.access, origin);
+        } else {
+          b_.allow(p, l.access, origin);
+        }
+      }
+    }
+    if (const toml::node* n = t.get("cwd")) {
+      const auto* s = n->as_string();
+      std::string v = s ? s->get() : std::string();
+      if (s == nullptr || std::find(kCwdValues.begin(), kCwdValues.end(), v) == kCwdValues.end()) {
+        std::string got = s ? "\"" + v + "\"" : type_name(*n);
+        fail(*n, "[filesystem] cwd must be one of " + join_words(kCwdValues) + " (got " + got + ")",
+             s ? did_you_mean(v, kCwdValues) : "");
+        return;
+      }
+      b_.cwd_access(*parse_access(v), Origin{Origin::Kind::Profile, at(n->source())});
+    }
+  }
+
+  void network(const toml::table& t) {
+    std::optional<NetMode> mode;
+    const toml::node* mode_node = t.get("mode");
+    if (mode_node != nullptr) {
+      const auto* s = mode_node->as_string();
+      std::string v = s ? s->get() : std::string();
+      if (v == "off") {
+        mode = NetMode::Off;
+      } else if (v == "on") {
+        mode = NetMode::Host;
+      } else if (v == "filtered") {
+        mode = NetMode::Filtered;
+      } else {
+        std::string got = s ? "\"" + v + "\"" : type_name(*mode_node);
+        fail(*mode_node, "[network] mode must be one of " + join_words(kNetModes) + " (got " + got + ")",
+             s ? did_you_mean(v, kNetModes) : "");
+        return;
+      }
+    }
+    auto allow = strings(t, "network", "allow");
+    auto deny = strings(t, "network", "deny");
+    if (err_) return;
+    bool lists = (allow && !allow->empty()) || (deny && !deny->empty());
+    if (lists && mode && *mode != NetMode::Filtered) {
+      const toml::node* n = t.get(allow && !allow->empty() ? "allow" : "deny");
+      fail(*n, "[network] domain lists need mode = \"filtered\" (mode is \"" +
+                   std::string(*mode == NetMode::Off ? "off" : "on") + "\")",
+           "drop the lists, or set mode = \"filtered\"");
+      return;
+    }
+    if (mode) {
+      b_.network(*mode);
+    } else if (lists) {
+      b_.network(NetMode::Filtered);  // a list alone means filtering
+    }
+    if (allow) {
+      for (const auto& [d, pos] : *allow) b_.allow_domain(d);
+    }
+    if (deny) {
+      for (const auto& [d, pos] : *deny) b_.deny_domain(d);
+    }
+  }
+
+  void env(const toml::table& t) {
+    if (auto pass = strings(t, "env", "pass")) {
+      const toml::array& arr = *t.get("pass")->as_array();
+      std::size_t i = 0;
+      for (const auto& [name, pos] : *pass) {
+        if (!valid_env_name(name)) {
+          fail(*arr.get(i), "[env] pass: invalid variable name \"" + name + "\"", kEnvNameHint);
+          return;
+        }
+        b_.pass_env(name);
+        ++i;
+      }
+    }
+    if (const toml::node* n = t.get("set")) {
+      const toml::table* set = n->as_table();
+      if (set == nullptr) {
+        fail(*n, "[env] set must be a table of NAME = \"value\" (got " + type_name(*n) + ")");
+        return;
+      }
+      for (auto&& [k, v] : *set) {
+        std::string name(k.str());
+        if (!valid_env_name(name)) {
+          fail_at(k.source(), "[env] set: invalid variable name \"" + name + "\"", kEnvNameHint);
+          return;
+        }
+        if (!v.is_string()) {
+          fail(v, "[env] set: " + name + " must be a string (got " + type_name(v) + ")");
+          return;
+        }
+        b_.set_env(name, v.as_string()->get());
+      }
+    }
+  }
+
+  // A size: "2G" or a plain number of bytes.
+  std::optional<std::uint64_t> size(const toml::table& t, const char* key) {
+    const toml::node* n = t.get(key);
+    if (n == nullptr || err_) return std::nullopt;
+    std::string what = std::string("[limits] ") + key;
+    if (const auto* i = n->as_integer()) {
+      if (i->get() <= 0) {
+        fail(*n, what + " must be positive (got " + std::to_string(i->get()) + ")");
+        return std::nullopt;
+      }
+      return static_cast<std::uint64_t>(i->get());
+    }
+    if (const auto* s = n->as_string()) {
+      auto v = parse_size(s->get());
+      if (!v) {
+        fail(*n, what + ": " + v.error().message, v.error().hint);
+        return std::nullopt;
+      }
+      return *v;
+    }
+    fail(*n, what + " must be a size like \"512M\" or \"2G\" (got " + type_name(*n) + ")");
+    return std::nullopt;
+  }
+
+  std::optional<std::uint64_t> count(const toml::table& t, const char* key) {
+    const toml::node* n = t.get(key);
+    if (n == nullptr || err_) return std::nullopt;
+    const auto* i = n->as_integer();
+    if (i == nullptr || i->get() <= 0) {
+      std::string got = i ? std::to_string(i->get()) : type_name(*n);
+      fail(*n, std::string("[limits] ") + key + " must be a positive integer (got " + got + ")");
+      return std::nullopt;
+    }
+    return static_cast<std::uint64_t>(i->get());
+  }
+
+  std::optional<bool> flag(const toml::table& t, const char* table, const char* key) {
+    const toml::node* n = t.get(key);
+    if (n == nullptr || err_) return std::nullopt;
+    if (!n->is_boolean()) {
+      fail(*n, "[" + std::string(table) + "] " + key + " must be true or false (got " +
+                   type_name(*n) + ")");
+      return std::nullopt;
+    }
+    return n->as_boolean()->get();
+  }
+
+  void limits(const toml::table& t) {
+    Limits& l = b_.mutable_limits();
+    if (auto v = size(t, "memory")) l.memory_bytes = v;
+    if (auto v = count(t, "pids")) l.pids = v;
+    if (const toml::node* n = t.get("cpu"); n != nullptr && !err_) {
+      std::optional<double> cpu;
+      if (const auto* f = n->as_floating_point()) cpu = f->get();
+      if (const auto* i = n->as_integer()) cpu = static_cast<double>(i->get());
+      if (!cpu || !(*cpu > 0) || *cpu > 4096) {
+        std::string got = type_name(*n);
+        if (cpu) {
+          char buf[32];
+          std::snprintf(buf, sizeof buf, "%g", *cpu);
+          got = buf;
+        }
+        fail(*n, "[limits] cpu must be a positive number of cores, like 1.5 (got " + got + ")");
+        return;
+      }
+      l.cpu = cpu;
+    }
+    if (const toml::node* n = t.get("timeout"); n != nullptr && !err_) {
+      if (const auto* i = n->as_integer()) {
+        if (i->get() <= 0) {
+          fail(*n, "[limits] timeout must be positive (got " + std::to_string(i->get()) + ")");
+          return;
+        }
+        l.timeout = std::chrono::seconds(i->get());
+      } else if (const auto* s = n->as_string()) {
+        auto d = parse_duration(s->get());
+        if (!d) {
+          fail(*n, "[limits] timeout: " + d.error().message, d.error().hint);
+          return;
+        }
+        l.timeout = *d;
+      } else {
+        fail(*n, "[limits] timeout must be a duration like \"30m\" (got " + type_name(*n) + ")");
+        return;
+      }
+    }
+    if (auto v = size(t, "tmp_size")) l.tmp_size_bytes = v;
+    if (auto v = size(t, "home_size")) l.home_size_bytes = v;
+    if (auto v = size(t, "max_file_size")) l.max_file_size_bytes = v;
+    if (auto v = count(t, "max_open_files")) l.max_open_files = v;
+    if (auto v = flag(t, "limits", "core_dumps")) l.core_dumps = *v;
+    if (auto v = flag(t, "limits", "best_effort")) l.best_effort = *v;
+  }
+
+  void sandbox(const toml::table& t) {
+    if (auto v = flag(t, "sandbox", "require_namespaces")) b_.require_namespaces(*v);
+  }
+
+  const ProfileSource& src_;
+  PolicyBuilder& b_;
+  const HostContext& ctx_;
+  std::vector<std::string>& chain_;
+  std::optional<Error> err_;
+};
+
+}  // namespace
+
+Result<void> apply_profile(const ProfileSource& src, PolicyBuilder& builder, const HostContext& ctx) {
+  std::vector<std::string> chain{src.file};
+  ProfileReader reader(src, builder, ctx, chain);
+  auto r = reader.run();
+  if (!r) builder.fail(r.error());
+  return r;
+}
+
+}  // namespace paddock
