@@ -1,0 +1,123 @@
+#include "engine/report.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+
+#include "sys/unique_fd.h"
+
+namespace paddock {
+namespace {
+
+using nlohmann::json;
+
+const char* status_name(RunResult::Status s) {
+  switch (s) {
+    case RunResult::Status::Exited: return "exited";
+    case RunResult::Status::Signaled: return "signaled";
+    case RunResult::Status::SetupFailed: return "setup_failed";
+    case RunResult::Status::NotFound: return "not_found";
+    case RunResult::Status::NotExecutable: return "not_executable";
+  }
+  return "unknown";
+}
+
+std::string signal_name(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+}
+
+double seconds(double s) { return std::round(s * 1000.0) / 1000.0; }  // millisecond precision
+
+}  // namespace
+
+json run_report(const RunResult& r, const Policy& policy, const std::vector<std::string>& argv) {
+  json j;
+  j["version"] = kReportVersion;
+  if (!argv.empty()) j["command"] = argv;
+
+  json outcome;
+  outcome["status"] = status_name(r.status);
+  outcome["exit_code"] = r.status == RunResult::Status::Exited ? json(r.exit_code) : json(nullptr);
+  outcome["signal"] = r.status == RunResult::Status::Signaled ? json(signal_name(r.signal)) : json(nullptr);
+  outcome["shell_code"] = r.shell_code();
+  outcome["timed_out"] = r.timed_out;
+  outcome["oom"] = r.oom;
+  outcome["cancelled"] = r.cancelled;
+  outcome["message"] = r.failure_message();
+  if (r.status == RunResult::Status::SetupFailed || r.status == RunResult::Status::NotFound ||
+      r.status == RunResult::Status::NotExecutable) {
+    json setup;
+    setup["step"] = r.setup_step;
+    setup["detail"] = r.setup_detail;
+    setup["errno"] = r.setup_errno;
+    setup["error"] = r.setup_errno ? std::string(strerror(r.setup_errno)) : std::string();
+    outcome["setup"] = std::move(setup);
+  }
+  j["outcome"] = std::move(outcome);
+
+  json limits = json::array();
+  for (const LimitReport& l : r.limits) {
+    limits.push_back({{"name", l.name},
+                      {"requested", l.requested},
+                      {"enforced_by", l.enforced_by},
+                      {"weaker", l.weaker},
+                      {"hit", l.hit}});
+  }
+  j["limits"] = std::move(limits);
+
+  json usage;
+  usage["wall_s"] = seconds(std::chrono::duration<double>(r.wall).count());
+  usage["user_cpu_s"] = seconds(r.user_cpu_s);
+  usage["sys_cpu_s"] = seconds(r.sys_cpu_s);
+  usage["peak_memory_bytes"] = r.peak_memory_bytes;
+  usage["processes_started"] = r.processes_started;
+  usage["stdout_bytes"] = r.stdout_bytes;
+  usage["stderr_bytes"] = r.stderr_bytes;
+  usage["stdout_truncated"] = r.stdout_truncated;
+  usage["stderr_truncated"] = r.stderr_truncated;
+  j["usage"] = std::move(usage);
+
+  j["isolation"] = r.isolation;
+  j["warnings"] = r.warnings;
+  j["policy"] = policy_to_json(policy);
+  return j;
+}
+
+Result<void> write_report_file(const std::string& path, const nlohmann::json& report) {
+  std::string text;
+  try {
+    text = report.dump(2) + "\n";
+  } catch (const std::exception& e) {  // invalid UTF-8 in a string
+    return make_error(std::string("cannot serialize the run report: ") + e.what(), path);
+  }
+  const std::size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  sys::UniqueFd fd(sys::retry_eintr(
+      [&] { return ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644); }));
+  if (!fd) return errno_error("cannot create the report file", errno, tmp);
+  auto fail = [&](const char* what) {
+    Error e = errno_error(what, errno, path);
+    ::unlink(tmp.c_str());
+    return e;
+  };
+  std::size_t off = 0;
+  while (off < text.size()) {
+    ssize_t n = sys::retry_eintr([&] { return ::write(fd.get(), text.data() + off, text.size() - off); });
+    if (n < 0) return fail("cannot write the report");
+    off += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd.get()) != 0) return fail("cannot fsync the report");
+  fd.reset();
+  if (::rename(tmp.c_str(), path.c_str()) != 0) return fail("cannot rename the report into place");
+  sys::UniqueFd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dfd) (void)::fsync(dfd.get());
+  return ok_result();
+}
+
+}  // namespace paddock

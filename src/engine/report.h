@@ -1,0 +1,27 @@
+// The run report: what happened in one sandboxed run, as stable, versioned JSON
+// ("paddock.report/1", documented in docs/report.md). Built from the RunResult and the policy;
+// written crash-safely (temp file, fsync, rename) for `paddock run --report FILE`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "paddock/policy.h"
+#include "paddock/result.h"
+#include "paddock/sandbox.h"
+
+namespace paddock {
+
+inline constexpr const char* kReportVersion = "paddock.report/1";
+
+// `argv` (the command as given) is recorded when not empty.
+nlohmann::json run_report(const RunResult& result, const Policy& policy,
+                          const std::vector<std::string>& argv = {});
+
+// Writes `report` (pretty-printed, newline-terminated) to `path`: a temp file in the same
+// directory, fsync, rename over `path`, fsync of the directory. Never leaves a torn file.
+Result<void> write_report_file(const std::string& path, const nlohmann::json& report);
+
+}  // namespace paddock
