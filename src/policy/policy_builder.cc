@@ -53,6 +53,19 @@ const Resolved* deepest_rule(const std::vector<Resolved>& rules, const std::stri
   return best;
 }
 
+// The host object at `p` is visible in the sandbox through a rule: some rule contains it and no
+// sandbox-private area (the empty HOME, /tmp, /dev, /proc) lies deeper than that rule.
+const Resolved* visible_through(const std::vector<Resolved>& rules, const std::string& home,
+                                const std::string& p) {
+  const Resolved* r = deepest_rule(rules, p);
+  if (r == nullptr) return nullptr;
+  for (const std::string& area : {home, std::string("/tmp"), std::string("/dev"), std::string("/proc"),
+                                  std::string("/sys")}) {
+    if (path::is_at_or_under(p, area) && area.size() > r->rule.path.size()) return nullptr;
+  }
+  return r;
+}
+
 bool named_explicitly(const std::vector<Resolved>& rules, const std::string& p) {
   return std::any_of(rules.begin(), rules.end(), [&](const Resolved& r) {
     return r.explicit_rule && r.rule.symlink_target.empty() && r.rule.path == p;
@@ -279,7 +292,7 @@ Result<Policy> PolicyBuilder::build() const {
       if (auto c = fs.canonical(d.path); c && *c != d.path) candidates.push_back(*c);
     }
     for (const auto& cand : candidates) {
-      if (deepest_rule(rules, cand) == nullptr) continue;  // not visible anyway
+      if (visible_through(rules, p.home, cand) == nullptr) continue;  // not visible anyway
       if (named_explicitly(rules, cand)) continue;          // the user's per-path override
       if (seen.insert(cand).second) p.denied.push_back({cand, d.reason});
     }
@@ -304,7 +317,7 @@ Result<Policy> PolicyBuilder::build() const {
   }
   seen.clear();
   for (const auto& [cand, reason] : candidates) {
-    const Resolved* r = deepest_rule(rules, cand);
+    const Resolved* r = visible_through(rules, p.home, cand);
     if (r == nullptr || !grants(r->rule.access, Access::Write)) continue;
     if (named_explicitly(rules, cand)) continue;
     bool hidden = std::any_of(p.denied.begin(), p.denied.end(), [&](const DeniedPath& d) {

@@ -250,6 +250,25 @@ TEST(Builder, ExactRuleLiftsDenialAndProtection) {
   EXPECT_TRUE(config);
 }
 
+TEST(Builder, BroadRuleDoesNotReachIntoPrivateAreas) {
+  auto fs = debian_tree();
+  PolicyBuilder b(fake_ctx(fs));
+  b.allow("/", Access::ReadWrite, {Origin::Kind::Flag, "--allow /"});
+  auto p = b.build();
+  ASSERT_TRUE(p.ok()) << p.error().describe();
+  // HOME is still an empty tmpfs: nothing of the host's HOME to deny or protect there.
+  for (const auto& d : p->denied) EXPECT_FALSE(d.path.rfind("/home/u/", 0) == 0) << d.path;
+  for (const auto& d : p->protected_paths) {
+    EXPECT_TRUE(d.path.rfind("/home/u/proj/", 0) == 0 || d.path.rfind("/home/u/", 0) != 0) << d.path;
+  }
+  bool shadow = std::any_of(p->denied.begin(), p->denied.end(),
+                            [](const DeniedPath& d) { return d.path == "/etc/shadow"; });
+  EXPECT_TRUE(shadow);
+  bool root = std::any_of(p->denied.begin(), p->denied.end(),
+                          [](const DeniedPath& d) { return d.path == "/root"; });
+  EXPECT_TRUE(root);
+}
+
 TEST(Builder, ReadOnlyCwdHasNoProtectedPaths) {
   auto fs = debian_tree();
   PolicyBuilder b(fake_ctx(fs));

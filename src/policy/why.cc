@@ -11,13 +11,14 @@
 #include <string>
 
 #include "policy/path_util.h"
+#include "policy/sensitive_paths.h"
 
 namespace paddock {
 namespace {
 
 // Devices present in the sandbox's minimal /dev.
-constexpr const char* kDevEntries[] = {"null", "zero", "full", "random", "urandom",
-                                       "tty",  "pts",  "ptmx", "shm"};
+constexpr const char* kDevEntries[] = {"null", "zero", "full",  "random", "urandom", "tty",   "pts",
+                                       "ptmx", "shm",  "fd",    "stdin",  "stdout",  "stderr"};
 
 // An absolute path as written, with "~" against the sandbox HOME and relative paths against the cwd.
 std::string absolute(const Policy& policy, std::string_view p) {
@@ -124,19 +125,18 @@ void explain_virtual(const Policy& policy, const std::string& area, bool exists,
       return;
     }
     d.access = Access::ReadWrite;
-    d.allowed = d.op != Op::Exec;
+    // Device nodes are mounted noexec; /dev/shm is an ordinary private tmpfs.
+    d.allowed = d.op != Op::Exec || top == "shm";
     d.reason = d.allowed ? p + " is part of the sandbox's minimal /dev."
                          : p + " is part of the sandbox's minimal /dev, which is not executable.";
     return;
   }
   if (area == "/proc") {
     d.origin = "sandbox /proc";
-    bool sys = path::is_at_or_under(p, "/proc/sys") || p == "/proc/sysrq-trigger";
-    d.access = sys ? Access::Read : Access::ReadWrite;
-    d.allowed = !(sys && d.op == Op::Write);
-    d.reason = sys ? "/proc belongs to the sandbox's own pid namespace; /proc/sys is read-only."
-                   : "/proc belongs to the sandbox's own pid namespace: it shows only the "
-                     "sandbox's processes.";
+    d.access = Access::Read;
+    d.allowed = d.op == Op::Read;
+    d.reason = "/proc belongs to the sandbox's own pid namespace (it shows only the sandbox's "
+               "processes) and is read-only; /proc/sys and other host-wide knobs cannot be changed.";
     return;
   }
   // HOME: a fresh empty tmpfs, populated only by rules inside it.
@@ -155,11 +155,17 @@ void explain_virtual(const Policy& policy, const std::string& area, bool exists,
     d.suggestion = flag_for(d.op) + " " + display(policy, p);
   } else {
     d.allowed = true;
-    d.reason = "HOME inside the sandbox is a fresh, empty tmpfs: " + p + " can be created there, "
-               "but it is discarded at exit.";
-    if (d.op == Op::Write) {
-      std::string target = nearest_existing(p, fs);
-      if (target != area) d.suggestion = "--allow " + display(policy, target);
+    d.reason = "HOME inside the sandbox is a fresh, empty tmpfs: no host file at " + p +
+               " is visible there; it can be created, but it is discarded at exit.";
+    std::string target = nearest_existing(p, fs);
+    if (target != area) d.suggestion = flag_for(d.op) + " " + display(policy, target);
+  }
+  // Say so when the path is on the sensitive list: naming it exactly is what exposes it.
+  for (const auto& s : sensitive_paths(policy.home)) {
+    if (path::is_at_or_under(p, s.path)) {
+      d.reason += " " + s.path + " is a sensitive path (" + s.reason + "): paddock hides it even "
+                  "inside an allowed parent; only a rule naming it exactly exposes it.";
+      break;
     }
   }
 }
@@ -201,11 +207,17 @@ Decision explain_path(const Policy& policy, std::string_view asked, Op op, const
     return d;
   }
 
-  // 2. Protected paths: read-only, unless a writable rule strictly inside contains p.
+  // 2. Protected paths: read-only, unless a writable rule strictly inside contains p. Absent
+  //    ones are watched rather than blocked (note added below).
+  const ProtectedPath* watched = nullptr;
   if (op == Op::Write) {
     for (const auto& pr : policy.protected_paths) {
       if (!path::is_at_or_under(p, pr.path)) continue;
       if (rule != nullptr && path::is_strictly_under(rule->path, pr.path)) continue;
+      if (!pr.exists) {
+        watched = &pr;
+        continue;
+      }
       d.kind = Decision::Kind::Protected;
       d.allowed = false;
       d.access = rule != nullptr && grants(rule->access, Access::Read) ? Access::Read : Access::None;
@@ -219,7 +231,17 @@ Decision explain_path(const Policy& policy, std::string_view asked, Op op, const
     }
   }
 
-  // 3. The deepest of rules and private areas; a rule wins a tie.
+  // 3. No host /sys, even under a broad rule.
+  if (path::is_at_or_under(p, "/sys")) {
+    d.kind = Decision::Kind::NotVisible;
+    d.allowed = false;
+    d.access = Access::None;
+    d.rule_path = "/sys";
+    d.reason = p + " is not visible: the sandbox never sees the host's /sys, whatever the rules.";
+    return d;
+  }
+
+  // 4. The deepest of rules and private areas; a rule wins a tie.
   auto area = virtual_area(policy, p);
   if (area && (rule == nullptr || area->size() > rule->path.size())) {
     explain_virtual(policy, *area, exists, fs, d);
@@ -236,6 +258,10 @@ Decision explain_path(const Policy& policy, std::string_view asked, Op op, const
                rule->origin.detail + ").";
     if (d.allowed) {
       if (op == Op::Exec) d.reason += " Read access includes executing.";
+      if (watched != nullptr) {
+        d.reason += " " + watched->path + " is a protected path (" + watched->reason + "); it does "
+                    "not exist now, so the sandbox may create it, and paddock warns when it does.";
+      }
     } else {
       d.reason += op == Op::Write ? " Writing needs write access." : " Reading and executing need read access.";
       std::string target = exists ? p : nearest_existing(p, fs);
@@ -244,15 +270,11 @@ Decision explain_path(const Policy& policy, std::string_view asked, Op op, const
     return d;
   }
 
-  // 4. Nothing contains it.
+  // 5. Nothing contains it.
   d.kind = Decision::Kind::NotVisible;
   d.allowed = false;
   d.access = Access::None;
-  if (path::is_at_or_under(p, "/sys")) {
-    d.reason = p + " is not visible: the sandbox has no /sys.";
-  } else {
-    d.reason = p + " is not visible inside the sandbox: no rule covers it.";
-  }
+  d.reason = p + " is not visible inside the sandbox: no rule covers it.";
   std::string target = exists ? p : nearest_existing(p, fs);
   d.suggestion = flag_for(op) + " " + display(policy, target);
   return d;

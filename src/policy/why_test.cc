@@ -120,6 +120,11 @@ TEST_F(WhyTest, ProtectedPathsRefuseWritesOnly) {
   EXPECT_EQ(r.kind, Decision::Kind::Rule);
   EXPECT_EQ(why(p, ".envrc", Op::Write).kind, Decision::Kind::Protected);
   EXPECT_TRUE(why(p, ".env", Op::Write).allowed);
+  // An absent protected path may be created (paddock warns afterwards): the rule decides.
+  Decision tasks = why(p, ".vscode/tasks.json", Op::Write);
+  EXPECT_TRUE(tasks.allowed);
+  EXPECT_EQ(tasks.kind, Decision::Kind::Rule);
+  EXPECT_NE(tasks.reason.find("paddock warns"), std::string::npos);
 }
 
 TEST_F(WhyTest, HomeIsAnEmptyTmpfs) {
@@ -130,6 +135,7 @@ TEST_F(WhyTest, HomeIsAnEmptyTmpfs) {
   EXPECT_EQ(key.rule_path, "/home/u");
   EXPECT_EQ(key.suggestion, "--read ~/.ssh/id_ed25519");
   EXPECT_NE(key.reason.find("not visible"), std::string::npos);
+  EXPECT_NE(key.reason.find("sensitive path (SSH keys"), std::string::npos);
 
   Decision fresh = why(p, "~/.cache/x", Op::Write);
   EXPECT_TRUE(fresh.allowed);
@@ -151,10 +157,17 @@ TEST_F(WhyTest, PrivateAreas) {
   EXPECT_EQ(sda.kind, Decision::Kind::NotVisible);
   EXPECT_TRUE(sda.suggestion.empty());
   EXPECT_TRUE(why(p, "/proc/self/status", Op::Read).allowed);
+  EXPECT_FALSE(why(p, "/proc/self/status", Op::Write).allowed);
+  EXPECT_FALSE(why(p, "/dev/null", Op::Exec).allowed);
+  EXPECT_TRUE(why(p, "/dev/shm/x", Op::Exec).allowed);
   EXPECT_FALSE(why(p, "/proc/sys/kernel/hostname", Op::Write).allowed);
   Decision sys = why(p, "/sys/kernel", Op::Read);
   EXPECT_FALSE(sys.allowed);
   EXPECT_EQ(sys.kind, Decision::Kind::NotVisible);
+  Policy broad = build([](PolicyBuilder& b) { b.allow("/", Access::Read, {Origin::Kind::Flag, "--read /"}); });
+  EXPECT_FALSE(why(broad, "/sys/kernel", Op::Read).allowed);
+  EXPECT_TRUE(why(broad, "/srv/data", Op::Read).allowed);
+  EXPECT_EQ(why(broad, "/tmp/x", Op::Read).kind, Decision::Kind::Virtual);
 }
 
 TEST_F(WhyTest, RuleOnHomeReplacesTheEmptyHome) {
