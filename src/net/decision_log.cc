@@ -1,0 +1,54 @@
+#include "net/decision_log.h"
+
+#include <algorithm>
+
+#include "net/host_rule.h"
+
+namespace paddock::net {
+
+void DecisionLog::record(const std::string& host, std::uint16_t port, const std::string& protocol,
+                         const Verdict& v) {
+  std::lock_guard lock(mu_);
+  Key key{host, port, protocol, v.allowed};
+  auto it = index_.find(key);
+  DecisionRecord* r;
+  if (it == index_.end()) {
+    index_.emplace(key, records_.size());
+    DecisionRecord nr;
+    nr.host = host;
+    nr.port = port;
+    nr.protocol = protocol;
+    nr.allowed = v.allowed;
+    nr.reason = v.reason;
+    nr.suggestion = v.suggestion;
+    records_.push_back(std::move(nr));
+    r = &records_.back();
+  } else {
+    r = &records_[it->second];
+  }
+  ++r->count;
+  if (on_decision_) {
+    DecisionRecord event = *r;
+    event.reason = v.reason;
+    event.count = 1;
+    on_decision_(event);
+  }
+}
+
+std::vector<DecisionRecord> DecisionLog::records() const {
+  std::lock_guard lock(mu_);
+  return records_;
+}
+
+std::vector<std::string> DecisionLog::denied_targets() const {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> out;
+  for (const auto& r : records_) {
+    if (r.allowed) continue;
+    std::string t = join_host_port(r.host, r.port);
+    if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace paddock::net
