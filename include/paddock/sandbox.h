@@ -131,6 +131,12 @@ Result<RunResult> run(const Policy& policy, const RunOptions& options);
 // run() with stdio captured.
 Result<RunResult> run_capture(const Policy& policy, RunOptions options);
 
+// Replaces the calling process with the command inside the sandbox (`paddock run --exec`):
+// no monitor, no footer, no pty relay. There is no pid namespace (the command keeps this
+// process's pid), so the host's /proc is shown read-only; Landlock still stops ptrace and, at
+// ABI 6, signals to processes outside. Returns only on failure. Single-threaded callers only.
+Result<void> exec_in_place(const Policy& policy, const RunOptions& options);
+
 // The policy as JSON (the PADDOCK_POLICY file, `why --self`, the run report). Version
 // "paddock.policy/1"; documented in docs/policy-json.md.
 nlohmann::json policy_to_json(const Policy& policy);

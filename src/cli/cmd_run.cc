@@ -1,0 +1,77 @@
+// paddock run: confine a command to its project.
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "cli/footer.h"
+#include "cli/policy_flags.h"
+#include "paddock/sandbox.h"
+
+namespace paddock::cli {
+namespace {
+
+struct RunFlags {
+  PolicyFlags policy;
+  std::vector<std::string> command;
+  bool no_diagnostics = false;
+  bool exec = false;
+  bool no_pty = false;
+};
+
+void print_error(const Error& e) {
+  std::fprintf(stderr, "paddock: %s\n", e.describe().c_str());
+  if (!e.hint.empty()) std::fprintf(stderr, "paddock: hint: %s\n", e.hint.c_str());
+}
+
+int do_run(const RunFlags& f) {
+  auto ctx = HostContext::from_process();
+  if (!ctx) {
+    print_error(ctx.error());
+    return 125;
+  }
+  PolicyBuilder builder(*ctx);
+  if (auto r = apply_policy_flags(f.policy, *ctx, builder); !r) {
+    print_error(r.error());
+    return 2;
+  }
+  auto policy = builder.build();
+  if (!policy) {
+    print_error(policy.error());
+    return 2;
+  }
+  RunOptions opts;
+  opts.argv = f.command;
+  opts.pty = !f.no_pty;
+  if (f.exec) {
+    auto r = exec_in_place(*policy, opts);
+    print_error(r.error());  // only returns on failure
+    return 125;
+  }
+  auto res = run(*policy, opts);
+  if (!res) {
+    print_error(res.error());
+    return 125;
+  }
+  for (const auto& w : res->warnings) std::fprintf(stderr, "[paddock] warning: %s\n", w.c_str());
+  std::string failure = res->failure_message();
+  if (!failure.empty()) std::fprintf(stderr, "paddock: %s\n", failure.c_str());
+  if (!f.no_diagnostics) print_prefixed(footer_lines(*res, *policy, {}));
+  return res->shell_code();
+}
+
+}  // namespace
+
+void register_run(CLI::App& app) {
+  auto flags = std::make_shared<RunFlags>();
+  auto* cmd = app.add_subcommand("run", "Run a command confined to the current project");
+  add_policy_flags(cmd, flags->policy);
+  cmd->add_flag("--no-diagnostics", flags->no_diagnostics, "No [paddock] footer when the command fails");
+  cmd->add_flag("--exec", flags->exec,
+                "Replace paddock with the command (no footer, no pid namespace: see docs/process-model.md)");
+  cmd->add_flag("--no-pty", flags->no_pty, "Do not give the command its own pseudo-terminal");
+  cmd->add_option("command", flags->command, "The command and its arguments (after --)")->required();
+  cmd->callback([flags] { set_exit_code(do_run(*flags)); });
+}
+
+}  // namespace paddock::cli

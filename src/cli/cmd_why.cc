@@ -1,0 +1,76 @@
+// paddock why: which rule allows or denies an access, and why.
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/policy_flags.h"
+#include "paddock/sandbox.h"
+#include "paddock/why.h"
+
+namespace paddock::cli {
+namespace {
+
+struct WhyFlags {
+  PolicyFlags policy;
+  std::string path;
+  std::string op = "read";
+  bool self = false;
+  bool json = false;
+};
+
+int fail(const Error& e) {
+  std::fprintf(stderr, "paddock why: %s\n", e.describe().c_str());
+  if (!e.hint.empty()) std::fprintf(stderr, "paddock why: hint: %s\n", e.hint.c_str());
+  return 2;
+}
+
+Result<Policy> self_policy() {
+  const char* file = std::getenv("PADDOCK_POLICY");
+  if (!file || !*file)
+    return make_error("not inside a paddock sandbox (PADDOCK_POLICY is not set)", "--self");
+  std::ifstream in(file);
+  if (!in) return errno_error("cannot read the policy file", errno, file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto j = nlohmann::json::parse(ss.str(), nullptr, false);
+  if (j.is_discarded()) return make_error("the policy file is not valid JSON", file);
+  return policy_from_json(j);
+}
+
+int do_why(const WhyFlags& f) {
+  auto op = parse_op(f.op);
+  if (!op) return fail(op.error());
+  Result<Policy> policy = make_error("unset");
+  if (f.self) {
+    policy = self_policy();
+  } else {
+    auto ctx = HostContext::from_process();
+    if (!ctx) return fail(ctx.error());
+    PolicyBuilder b(*ctx);
+    if (auto r = apply_policy_flags(f.policy, *ctx, b); !r) return fail(r.error());
+    policy = b.build();
+  }
+  if (!policy) return fail(policy.error());
+  Decision d = explain_path(*policy, f.path, *op, *real_fs());
+  if (f.json) std::printf("%s\n", to_json(d).dump(2).c_str());
+  else std::printf("%s", to_text(d).c_str());
+  return d.allowed ? 0 : 1;
+}
+
+}  // namespace
+
+void register_why(CLI::App& app) {
+  auto flags = std::make_shared<WhyFlags>();
+  auto* cmd = app.add_subcommand("why", "Explain which rule allows or denies an access");
+  cmd->add_option("--path", flags->path, "The path to ask about")->required();
+  cmd->add_option("--op", flags->op, "read, write or exec (default: read)");
+  cmd->add_flag("--self", flags->self, "Answer from inside a sandbox, from the policy in PADDOCK_POLICY");
+  cmd->add_flag("--json", flags->json, "Stable JSON output (docs/why.md)");
+  add_policy_flags(cmd, flags->policy);
+  cmd->footer("Exit status: 0 allowed, 1 denied, 2 usage or policy error.");
+  cmd->callback([flags] { set_exit_code(do_why(*flags)); });
+}
+
+}  // namespace paddock::cli

@@ -1,0 +1,69 @@
+#include "cli/footer.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace paddock::cli {
+namespace {
+
+std::string tilde(const Policy& p, const std::string& path) {
+  if (!p.home.empty() && (path == p.home || path.rfind(p.home + "/", 0) == 0))
+    return "~" + path.substr(p.home.size());
+  return path;
+}
+
+}  // namespace
+
+std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const std::vector<std::string>& extra) {
+  std::vector<std::string> out;
+  bool limit_hit = r.timed_out || r.oom || !extra.empty();
+  if (r.status == RunResult::Status::Signaled && !limit_hit) return out;  // not a sandbox issue
+  if (r.status == RunResult::Status::Exited && r.exit_code == 0) return out;
+  switch (r.status) {
+    case RunResult::Status::Exited:
+      out.push_back("Command exited with code " + std::to_string(r.exit_code) +
+                    ". This may be due to sandbox restrictions.");
+      break;
+    case RunResult::Status::Signaled:
+      out.push_back("Command was killed by signal " + std::to_string(r.signal) + ".");
+      break;
+    default:
+      out.push_back(r.failure_message());
+      break;
+  }
+  for (const auto& e : extra) out.push_back(e);
+  out.push_back("");
+  out.push_back("Sandbox policy:");
+  out.push_back("  Paths:");
+  for (const PathRule& rule : p.paths) {
+    if (rule.origin.kind == Origin::Kind::BuiltIn) continue;
+    out.push_back("    " + tilde(p, rule.path) + " (" + std::string(to_string(rule.access)) + ")");
+  }
+  out.push_back("    system directories (read-only), " + tilde(p, p.home) + " (fresh, empty), /tmp (private)");
+  if (!p.denied.empty()) {
+    std::string d;
+    for (std::size_t i = 0; i < p.denied.size() && i < 4; ++i) d += (i ? ", " : "") + tilde(p, p.denied[i].path);
+    if (p.denied.size() > 4) d += ", ...";
+    out.push_back("  Hidden (sensitive): " + d);
+  }
+  out.push_back(std::string("  Network: ") +
+                (p.network.mode == NetMode::Off ? "blocked" : p.network.mode == NetMode::Host ? "allowed" : "filtered"));
+  out.push_back("");
+  out.push_back("To grant additional access, re-run with:");
+  out.push_back("  --allow <path>     read+write access");
+  out.push_back("  --read <path>      read-only access");
+  out.push_back("  --write <path>     write-only access");
+  if (p.network.mode != NetMode::Host) out.push_back("  --allow-net        network access");
+  out.push_back("Explain a path: paddock why --path <path> --op read|write|exec");
+  return out;
+}
+
+void print_prefixed(const std::vector<std::string>& lines) {
+  std::string buf;
+  for (const auto& l : lines) buf += "[paddock]" + (l.empty() ? std::string() : " " + l) + "\n";
+  if (write(2, buf.data(), buf.size()) < 0) {
+  }
+}
+
+}  // namespace paddock::cli

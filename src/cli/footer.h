@@ -1,0 +1,20 @@
+// The [paddock] footer printed on stderr when a sandboxed command fails: that the failure *may*
+// be due to the sandbox, the policy in effect, and the narrowest flags that would grant more.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "paddock/policy.h"
+#include "paddock/sandbox.h"
+
+namespace paddock::cli {
+
+// Lines without the "[paddock] " prefix; empty when no footer is due (success, killed by a
+// signal). `extra` holds lines other subsystems add (limits hit, denied hosts).
+std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const std::vector<std::string>& extra);
+
+// Prints lines with the "[paddock] " prefix to stderr.
+void print_prefixed(const std::vector<std::string>& lines);
+
+}  // namespace paddock::cli

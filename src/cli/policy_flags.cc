@@ -1,0 +1,36 @@
+#include "cli/policy_flags.h"
+
+#include "paddock/profile.h"
+
+namespace paddock::cli {
+
+void add_policy_flags(CLI::App* cmd, PolicyFlags& f) {
+  cmd->add_option("--allow", f.allow, "Grant read+write on PATH (repeatable)")->type_name("PATH");
+  cmd->add_option("--read", f.read, "Grant read-only (and execute) on PATH (repeatable)")->type_name("PATH");
+  cmd->add_option("--write", f.write, "Grant write-only on PATH (repeatable)")->type_name("PATH");
+  cmd->add_flag("--allow-net", f.allow_net, "Share the host network (default: no network)");
+  cmd->add_option("--env", f.env, "Pass NAME from the environment, or set NAME=VALUE (repeatable)")
+      ->type_name("NAME[=VALUE]");
+  cmd->add_option("--profile", f.profile, "Profile NAME or FILE (default: default)")->type_name("NAME|FILE");
+  cmd->add_flag("--require-namespaces", f.require_namespaces,
+                "Refuse to run when user namespaces are unavailable instead of falling back");
+}
+
+Result<void> apply_policy_flags(const PolicyFlags& f, const HostContext& ctx, PolicyBuilder& b) {
+  auto src = find_profile(f.profile, ctx);
+  if (!src) return std::move(src).take_error();
+  if (auto r = apply_profile(*src, b, ctx); !r) return r;
+  for (const auto& p : f.allow) b.allow(p, Access::ReadWrite, {Origin::Kind::Flag, "--allow " + p});
+  for (const auto& p : f.read) b.allow(p, Access::Read, {Origin::Kind::Flag, "--read " + p});
+  for (const auto& p : f.write) b.allow(p, Access::Write, {Origin::Kind::Flag, "--write " + p});
+  if (f.allow_net) b.network(NetMode::Host);
+  for (const auto& e : f.env) {
+    auto eq = e.find('=');
+    if (eq == std::string::npos) b.pass_env(e);
+    else b.set_env(e.substr(0, eq), e.substr(eq + 1));
+  }
+  if (f.require_namespaces) b.require_namespaces(true);
+  return {};
+}
+
+}  // namespace paddock::cli

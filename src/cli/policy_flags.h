@@ -1,0 +1,26 @@
+// The policy flags shared by `run` and `why`: filesystem rules, network, environment, profile.
+// Profile first, then flags (flags add to or override the profile).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "paddock/policy.h"
+
+namespace paddock::cli {
+
+struct PolicyFlags {
+  std::vector<std::string> allow, read, write, env;
+  std::string profile = "default";
+  bool allow_net = false;
+  bool require_namespaces = false;
+};
+
+void add_policy_flags(CLI::App* cmd, PolicyFlags& f);
+
+// Applies the profile, then the flags, to a builder made from `ctx`.
+Result<void> apply_policy_flags(const PolicyFlags& f, const HostContext& ctx, PolicyBuilder& b);
+
+}  // namespace paddock::cli

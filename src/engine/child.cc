@@ -1,0 +1,540 @@
+// Everything here runs in the child between clone and exec: async-signal-safe calls only, and
+// only reads of the Plan the parent built. See child.h.
+#include "engine/child.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <linux/seccomp.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstring>
+
+#include "sys/raw_io.h"
+#include "sys/syscalls.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+#ifndef PR_CAP_AMBIENT
+#define PR_CAP_AMBIENT 47
+#define PR_CAP_AMBIENT_CLEAR_ALL 4
+#endif
+
+namespace paddock::engine {
+namespace {
+
+const Plan* g_plan = nullptr;
+volatile pid_t g_command_pid = 0;
+
+void copy_str(char* dst, std::size_t cap, const char* src) {
+  std::size_t i = 0;
+  if (src)
+    for (; src[i] && i + 1 < cap; ++i) dst[i] = src[i];
+  dst[i] = '\0';
+}
+
+void send(ChildMessage::Type type, int err, int value, const char* step, const char* detail) {
+  ChildMessage m;
+  m.type = type;
+  m.err = err;
+  m.value = value;
+  copy_str(m.step, sizeof(m.step), step);
+  copy_str(m.detail, sizeof(m.detail), detail);
+  sys::write_all(g_plan->report_fd, &m, sizeof(m));
+}
+
+[[noreturn]] void fail(const char* step, const char* detail, int err = errno) {
+  if (g_plan->exec_in_place) {
+    // --exec: nobody reads a report pipe; say it on stderr in the same words.
+    char buf[512];
+    std::size_t n = sys::append(buf, sizeof(buf), 0, "paddock: sandbox setup failed: ");
+    n = sys::append(buf, sizeof(buf), n, step);
+    if (detail && *detail) {
+      n = sys::append(buf, sizeof(buf), n, " ");
+      n = sys::append(buf, sizeof(buf), n, detail);
+    }
+    n = sys::append(buf, sizeof(buf), n, ": ");
+    const char* desc = strerrordesc_np(err);
+    n = sys::append(buf, sizeof(buf), n, desc ? desc : "error");
+    n = sys::append(buf, sizeof(buf), n, "\n");
+    sys::write_all(2, buf, n);
+    _exit(125);
+  }
+  send(ChildMessage::SetupError, err, 0, step, detail);
+  _exit(125);
+}
+
+bool write_file(const char* path, const char* data) {
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool ok = sys::write_all(fd, data, std::strlen(data));
+  int saved = errno;
+  close(fd);
+  errno = saved;
+  return ok;
+}
+
+// mkdir -p for the parents of `path` (and `path` itself when is_dir); creates an empty file
+// when !is_dir. Existing objects are fine.
+bool ensure_mountpoint(const char* path, bool is_dir) {
+  char buf[PATH_MAX];
+  std::size_t len = std::strlen(path);
+  if (len >= sizeof(buf)) {
+    errno = ENAMETOOLONG;
+    return false;
+  }
+  std::memcpy(buf, path, len + 1);
+  for (std::size_t i = 1; i < len; ++i) {
+    if (buf[i] != '/') continue;
+    buf[i] = '\0';
+    if (mkdir(buf, 0755) < 0 && errno != EEXIST) return false;
+    buf[i] = '/';
+  }
+  if (is_dir) {
+    if (mkdir(buf, 0755) < 0 && errno != EEXIST) return false;
+    return true;
+  }
+  int fd = open(buf, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) {
+    if (errno == EISDIR || errno == EROFS || errno == EACCES) {
+      struct stat st;
+      if (lstat(buf, &st) == 0 && !S_ISDIR(st.st_mode)) return true;
+    }
+    return false;
+  }
+  close(fd);
+  return true;
+}
+
+// Flags a remount must keep because the kernel locks them on mounts from another user namespace.
+unsigned long locked_flags(const char* path) {
+  struct statfs sf;
+  unsigned long out = 0;
+  if (statfs(path, &sf) != 0) return 0;
+  if (sf.f_flags & ST_NOSUID) out |= MS_NOSUID;
+  if (sf.f_flags & ST_NODEV) out |= MS_NODEV;
+  if (sf.f_flags & ST_NOEXEC) out |= MS_NOEXEC;
+  if (sf.f_flags & ST_RDONLY) out |= MS_RDONLY;
+  if (sf.f_flags & ST_NOATIME) out |= MS_NOATIME;
+  if (sf.f_flags & ST_NODIRATIME) out |= MS_NODIRATIME;
+  if (sf.f_flags & ST_RELATIME) out |= MS_RELATIME;
+  return out;
+}
+
+// Applies read-only/nosuid/nodev/noexec to a bind mount, to its whole tree when the kernel
+// has mount_setattr; otherwise to the top mount only (the bind was then made non-recursive).
+void seal_bind(const MountOp& op, bool recursive_ok) {
+  std::uint64_t set = sys::kMountAttrNosuid;
+  unsigned long ms = MS_NOSUID;
+  if (op.readonly) {
+    set |= sys::kMountAttrRdonly;
+    ms |= MS_RDONLY;
+  }
+  if (op.kind != MountOp::Kind::DevNode) {
+    set |= sys::kMountAttrNodev;
+    ms |= MS_NODEV;
+  }
+  if (op.extra_flags & MS_NOEXEC) {
+    set |= sys::kMountAttrNoexec;
+    ms |= MS_NOEXEC;
+  }
+  if (recursive_ok && sys::mount_setattr_recursive(op.dst.c_str(), set, 0) == 0) return;
+  if (mount(nullptr, op.dst.c_str(), nullptr, MS_REMOUNT | MS_BIND | ms | locked_flags(op.dst.c_str()),
+            nullptr) < 0)
+    fail("remount read-only", op.label.c_str());
+}
+
+void apply_mount(const MountOp& op) {
+  const char* dst = op.dst.c_str();
+  const char* label = op.label.c_str();
+  switch (op.kind) {
+    case MountOp::Kind::Bind:
+    case MountOp::Kind::DevNode:
+    case MountOp::Kind::Protect: {
+      if (op.kind != MountOp::Kind::Protect && !ensure_mountpoint(dst, op.is_dir))
+        fail("create mount point", label);
+      const char* src = op.kind == MountOp::Kind::Protect ? dst : op.src.c_str();
+      bool recursive = op.is_dir;
+      if (mount(src, dst, nullptr, MS_BIND | (recursive ? MS_REC : 0), nullptr) < 0) {
+        if (op.kind == MountOp::Kind::Protect && errno == ENOENT) return;  // vanished: nothing to protect
+        fail(op.kind == MountOp::Kind::Protect ? "protect" : "bind", label);
+      }
+      if (op.check_inode) {
+        struct stat st;
+        if (stat(dst, &st) != 0) fail("verify bind", label);
+        if (st.st_dev != op.dev || st.st_ino != op.ino)
+          fail("verify bind", label, EXDEV);  // the path changed between planning and mounting
+      }
+      seal_bind(op, true);
+      return;
+    }
+    case MountOp::Kind::Tmpfs:
+    case MountOp::Kind::MaskDir: {
+      if (!ensure_mountpoint(dst, true)) fail("create mount point", label);
+      unsigned long flags = MS_NOSUID | MS_NODEV | (op.kind == MountOp::Kind::MaskDir ? MS_NOEXEC : 0);
+      if (mount("tmpfs", dst, "tmpfs", flags, op.data.c_str()) < 0) fail("mount tmpfs", label);
+      return;
+    }
+    case MountOp::Kind::MaskFile: {
+      if (!ensure_mountpoint(dst, false)) fail("create mount point", label);
+      if (mount(op.src.c_str(), dst, nullptr, MS_BIND, nullptr) < 0) fail("mask", label);
+      if (mount(nullptr, dst, nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                nullptr) < 0)
+        fail("mask", label);
+      return;
+    }
+    case MountOp::Kind::Symlink: {
+      char parent[PATH_MAX];
+      copy_str(parent, sizeof(parent), dst);
+      char* slash = std::strrchr(parent, '/');
+      if (slash && slash != parent) {
+        *slash = '\0';
+        if (!ensure_mountpoint(parent, true)) fail("create directory", label);
+      }
+      if (symlink(op.src.c_str(), dst) < 0 && errno != EEXIST) fail("symlink", label);
+      return;
+    }
+    case MountOp::Kind::Proc:
+      if (!ensure_mountpoint(dst, true)) fail("create mount point", label);
+      if (mount("proc", dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) < 0) fail("mount proc", label);
+      return;
+    case MountOp::Kind::Devpts:
+      if (!ensure_mountpoint(dst, true)) fail("create mount point", label);
+      if (mount("devpts", dst, "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") < 0)
+        fail("mount devpts", label);
+      return;
+    case MountOp::Kind::WriteFile: {
+      if (!ensure_mountpoint(dst, false)) fail("create file", label);
+      int fd = open(dst, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+      if (fd < 0) fail("write file", label);
+      if (!sys::write_all(fd, op.data.data(), op.data.size())) fail("write file", label);
+      close(fd);
+      if (chmod(dst, op.readonly ? 0000 : 0444) < 0) fail("write file", label);
+      return;
+    }
+  }
+}
+
+void build_root(const Plan& plan) {
+  // Nothing we mount may propagate back to the host.
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) < 0) fail("make mounts private", "/");
+  // A scratch tmpfs becomes the root for a moment; the host root stays reachable at /oldroot.
+  if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64k") < 0)
+    fail("mount scratch tmpfs", "/tmp");
+  if (chdir("/tmp") < 0) fail("chdir", "/tmp");
+  if (mkdir("newroot", 0755) < 0 || mkdir("oldroot", 0755) < 0) fail("mkdir", "scratch");
+  if (sys::pivot_root(".", "oldroot") < 0) fail("pivot_root", "scratch");
+  if (chdir("/") < 0) fail("chdir", "/");
+  if (mount("tmpfs", kNewRoot, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0) fail("mount root tmpfs", "/");
+
+  for (const MountOp& op : plan.mounts) apply_mount(op);
+
+  if (umount2(kOldRoot, MNT_DETACH) < 0) fail("detach host root", "/");
+  if (chdir(kNewRoot) < 0) fail("chdir", "/");
+  if (sys::pivot_root(".", ".") < 0) fail("pivot_root", "/");
+  if (umount2(".", MNT_DETACH) < 0) fail("detach scratch root", "/");
+  if (chdir("/") < 0) fail("chdir", "/");
+
+  for (const std::string& path : plan.remount_ro_at_end) {
+    const char* p = path.c_str();
+    if (mount(nullptr, p, nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY | locked_flags(p) | MS_NOSUID | MS_NODEV,
+              nullptr) < 0)
+      fail("remount read-only", p);
+  }
+}
+
+void bring_loopback_up() {
+  int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (s < 0) fail("loopback socket", "lo");
+  struct ifreq ifr;
+  std::memset(&ifr, 0, sizeof(ifr));
+  copy_str(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+  if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0) fail("loopback up", "lo");
+  ifr.ifr_flags = static_cast<short>(ifr.ifr_flags | IFF_UP | IFF_RUNNING);
+  if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0) fail("loopback up", "lo");
+  close(s);
+}
+
+// Creates the egress filter's listeners inside the sandbox's network namespace and hands them to
+// the parent, which serves them from the host network.
+void send_listeners(const Plan& plan) {
+  constexpr std::size_t kMax = 32;
+  int fds[kMax];
+  std::size_t n = 0;
+  for (const net::ListenSpec& l : plan.listeners) {
+    if (n == kMax) fail("network listeners", "too many", E2BIG);
+    bool tcp = l.type == net::ListenSpec::Type::Tcp;
+    int s = socket(AF_INET, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC, 0);
+    if (s < 0) fail("network listener", l.role.c_str());
+    int one = 1;
+    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    struct sockaddr_in sa;
+    std::memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = l.addr_be;
+    sa.sin_port = htons(l.port);
+    if (bind(s, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) < 0) fail("network listener bind", l.role.c_str());
+    if (tcp && listen(s, 256) < 0) fail("network listener listen", l.role.c_str());
+    fds[n++] = s;
+  }
+  char cbuf[CMSG_SPACE(sizeof(int) * kMax)];
+  std::memset(cbuf, 0, sizeof(cbuf));
+  char byte = 'L';
+  struct iovec iov = {&byte, 1};
+  struct msghdr msg;
+  std::memset(&msg, 0, sizeof(msg));
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = cbuf;
+  msg.msg_controllen = CMSG_SPACE(sizeof(int) * n);
+  struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int) * n);
+  std::memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
+  if (sendmsg(plan.net_fd, &msg, MSG_NOSIGNAL) < 0) fail("network listeners", "send");
+  for (std::size_t i = 0; i < n; ++i) close(fds[i]);
+  close(plan.net_fd);
+}
+
+void apply_landlock(const LandlockPlan& ll) {
+  sys::LandlockRulesetAttr attr = {ll.handled_fs, ll.handled_net, ll.scoped};
+  int rs = sys::landlock_create_ruleset(&attr, sys::landlock_attr_size(ll.abi), 0);
+  if (rs < 0) fail("landlock create ruleset", "");
+  constexpr std::uint64_t kFileRights = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+                                        LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE |
+                                        LANDLOCK_ACCESS_FS_IOCTL_DEV;
+  for (const LandlockRule& r : ll.rules) {
+    int fd = open(r.path.c_str(), O_PATH | O_CLOEXEC);
+    if (fd < 0) {
+      if (r.optional && errno == ENOENT) continue;
+      fail("landlock open", r.path.c_str());
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0) fail("landlock stat", r.path.c_str());
+    std::uint64_t access = r.access & ll.handled_fs;
+    if (!S_ISDIR(st.st_mode)) access &= kFileRights;
+    if (access != 0 && sys::landlock_add_path_rule(rs, fd, access) < 0) fail("landlock add rule", r.path.c_str());
+    close(fd);
+  }
+  if (sys::landlock_restrict_self(rs) < 0) fail("landlock restrict", "");
+  close(rs);
+}
+
+void drop_capabilities(bool must) {
+  int last = 63;
+  for (int cap = 0; cap <= last; ++cap) {
+    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0) {
+      if (errno == EINVAL) break;  // past the kernel's last capability
+      if (must) fail("drop bounding set", "");
+      break;
+    }
+  }
+  prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  if (must) {
+    unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+                         SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+                         SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+    if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0) fail("securebits", "");
+  }
+  struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+  struct __user_cap_data_struct data[2];
+  std::memset(data, 0, sizeof(data));
+  if (syscall(SYS_capset, &hdr, data) < 0 && must) fail("drop capabilities", "");
+}
+
+void apply_seccomp(const Plan& plan) {
+  struct sock_fprog prog;
+  prog.len = static_cast<unsigned short>(plan.seccomp.size());
+  prog.filter = const_cast<sock_filter*>(plan.seccomp.data());
+  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0) fail("seccomp", "");
+}
+
+void forward_signal(int sig) {
+  pid_t p = g_command_pid;
+  if (p > 0) {
+    if (kill(-p, sig) < 0) kill(p, sig);
+  }
+}
+
+void reset_signals() {
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (sig == SIGKILL || sig == SIGSTOP) continue;
+    sigaction(sig, &sa, nullptr);
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
+void exec_failed(const Plan& plan, int err, const char* what) {
+  if (plan.exec_in_place) {
+    char buf[512];
+    std::size_t n = sys::append(buf, sizeof(buf), 0, "paddock: ");
+    n = sys::append(buf, sizeof(buf), n, what);
+    n = sys::append(buf, sizeof(buf), n, err == ENOENT ? ": command not found\n" : ": cannot execute\n");
+    sys::write_all(2, buf, n);
+    return;
+  }
+  send(ChildMessage::ExecError, err, 0, "exec", what);
+}
+
+[[noreturn]] void exec_command(const Plan& plan) {
+  reset_signals();
+  if (!plan.exec_in_place && setsid() < 0) fail("setsid", "");
+  if (plan.ctty_fd >= 0 && ioctl(plan.ctty_fd, TIOCSCTTY, 0) < 0) fail("controlling terminal", "");
+  for (int i = 0; i < 3; ++i) {
+    if (plan.stdio[i] >= 0 && dup2(plan.stdio[i], i) < 0) fail("stdio", "");
+  }
+  // Every inherited descriptor but 0-2 and the ones passed on purpose closes at exec.
+  if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
+    for (int fd = 3; fd < 65536; ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
+  }
+  for (int fd : plan.keep_fds) {
+    if (fcntl(fd, F_SETFD, 0) < 0) fail("pass fd", "");
+  }
+  for (const RlimitSpec& r : plan.rlimits) {
+    if (setrlimit(r.resource, &r.value) < 0) fail("setrlimit", "");
+  }
+  if (plan.exec_path.empty()) {
+    exec_failed(plan, ENOENT, plan.argv_storage[0].c_str());
+    _exit(127);
+  }
+  execve(plan.exec_path.c_str(), plan.argv.data(), plan.envp.data());
+  int err = errno;
+  exec_failed(plan, err, plan.exec_path.c_str());
+  _exit(err == ENOENT || err == ENOTDIR ? 127 : 126);
+}
+
+// Reaps every orphan this process inherited as subreaper (fallback mode without a pid namespace).
+void sweep_orphans() {
+  char path[64];
+  std::size_t n = sys::append(path, sizeof(path), 0, "/proc/self/task/");
+  char num[24];
+  sys::format_uint(num, sizeof(num), static_cast<unsigned long>(getpid()));
+  n = sys::append(path, sizeof(path), n, num);
+  sys::append(path, sizeof(path), n, "/children");
+  for (int round = 0; round < 64; ++round) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) break;
+    char buf[4096];
+    ssize_t len = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (len <= 0) break;
+    buf[len] = '\0';
+    long pid = 0;
+    bool any = false;
+    for (ssize_t i = 0; i <= len; ++i) {
+      if (buf[i] >= '0' && buf[i] <= '9') {
+        pid = pid * 10 + (buf[i] - '0');
+      } else if (pid > 0) {
+        kill(static_cast<pid_t>(pid), SIGKILL);
+        any = true;
+        pid = 0;
+      }
+    }
+    if (!any) break;
+    while (waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
+    }
+  }
+}
+
+}  // namespace
+
+[[noreturn]] void child_main(const Plan& plan) {
+  g_plan = &plan;
+  // Die with paddock.
+  if (!plan.exec_in_place && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) fail("parent-death signal", "");
+  for (int fd : plan.cgroup_attach_fds) {
+    if (!sys::write_all(fd, "0", 1)) fail("join cgroup", "");
+  }
+  if (plan.new_cgroup_ns && unshare(CLONE_NEWCGROUP) < 0) fail("cgroup namespace", "");
+
+  if (plan.namespaces) {
+    if (!write_file("/proc/self/setgroups", "deny") && errno != ENOENT) fail("setgroups", "deny");
+    if (!write_file("/proc/self/uid_map", plan.uid_map.c_str())) fail("uid map", plan.uid_map.c_str());
+    if (!write_file("/proc/self/gid_map", plan.gid_map.c_str())) fail("gid map", plan.gid_map.c_str());
+    if (!plan.hostname.empty() && sethostname(plan.hostname.data(), plan.hostname.size()) < 0)
+      fail("sethostname", plan.hostname.c_str());
+    if (plan.loopback_up) bring_loopback_up();
+    if (!plan.listeners.empty()) send_listeners(plan);
+    build_root(plan);
+  } else if (plan.fallback_subreaper) {
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) fail("subreaper", "");
+  }
+  if (chdir(plan.cwd.c_str()) < 0) fail("chdir", plan.cwd.c_str());
+
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) fail("no_new_privs", "");
+  if (plan.landlock.abi > 0) apply_landlock(plan.landlock);
+  drop_capabilities(plan.namespaces || geteuid() == 0);
+  if (!plan.seccomp.empty()) apply_seccomp(plan);
+  if (plan.exec_in_place) exec_command(plan);
+
+  // Signals paddock forwards reach the command through this init.
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = forward_signal;
+  sa.sa_flags = SA_RESTART;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT})
+    sigaction(sig, &sa, nullptr);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+
+  // A raw clone: glibc's fork() would run atfork handlers that may take locks another thread of
+  // the original process held at clone time.
+  long pid = syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+  if (pid < 0) fail("fork command", "");
+  if (pid == 0) exec_command(plan);
+  g_command_pid = static_cast<pid_t>(pid);
+
+  // The init keeps only the report pipe: no stdio, no pty, no capture pipes, so the parent sees
+  // EOF on them exactly when the command side is done.
+  int rfd = plan.report_fd;
+  for (int fd = 0; fd < 3; ++fd)
+    if (fd != rfd) close(fd);
+  if (syscall(SYS_close_range, 3U, rfd > 3 ? static_cast<unsigned>(rfd - 1) : 2U, 0) < 0) {
+  }
+  syscall(SYS_close_range, static_cast<unsigned>(rfd + 1), ~0U, 0);
+  send(ChildMessage::Started, 0, static_cast<int>(pid), "", "");
+
+  int status = 0;
+  for (;;) {
+    int st = 0;
+    pid_t r = waitpid(-1, &st, 0);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      break;  // ECHILD
+    }
+    if (r == pid) {
+      status = st;
+      break;
+    }
+  }
+  g_command_pid = 0;
+  if (plan.fallback_subreaper) sweep_orphans();
+  send(ChildMessage::ExitStatus, 0, status, "", "");
+  _exit(0);
+}
+
+}  // namespace paddock::engine

@@ -1,0 +1,424 @@
+#include "engine/monitor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "engine/pty.h"
+#include "sys/raw_io.h"
+#include "sys/syscalls.h"
+
+namespace paddock::engine {
+namespace {
+
+constexpr auto kTermGrace = std::chrono::seconds(2);
+
+int dup_high(int fd) { return fcntl(fd, F_DUPFD_CLOEXEC, 10); }
+
+int rm_entry(const char* path, const struct stat*, int, struct FTW*) { return remove(path); }
+
+void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+// Appends what `fd` has to `sink` up to `cap` bytes, counting everything. False on EOF/error.
+bool drain(int fd, std::string* sink, std::size_t cap, std::uint64_t* count, bool* truncated, int relay_to) {
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n > 0) {
+      *count += static_cast<std::uint64_t>(n);
+      if (sink) {
+        std::size_t room = sink->size() < cap ? cap - sink->size() : 0;
+        std::size_t take = std::min(room, static_cast<std::size_t>(n));
+        sink->append(buf, take);
+        if (take < static_cast<std::size_t>(n)) *truncated = true;
+      }
+      if (relay_to >= 0) sys::write_all(relay_to, buf, static_cast<std::size_t>(n));
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+    if (n < 0 && errno == EINTR) continue;
+    return false;  // EOF, or EIO on a pty whose other side is gone
+  }
+}
+
+void arm(int tfd, std::chrono::milliseconds ms) {
+  struct itimerspec its = {};
+  its.it_value.tv_sec = ms.count() / 1000;
+  its.it_value.tv_nsec = (ms.count() % 1000) * 1000000L;
+  if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0) its.it_value.tv_nsec = 1;
+  timerfd_settime(tfd, 0, &its, nullptr);
+}
+
+}  // namespace
+
+std::vector<sys::UniqueFd> receive_fds(int sock, std::size_t n) {
+  std::vector<sys::UniqueFd> out;
+  char byte;
+  struct iovec iov = {&byte, 1};
+  std::vector<char> cbuf(CMSG_SPACE(sizeof(int) * (n ? n : 1)));
+  struct msghdr msg = {};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = cbuf.data();
+  msg.msg_controllen = cbuf.size();
+  ssize_t r;
+  do {
+    r = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+  } while (r < 0 && errno == EINTR);
+  if (r <= 0) return out;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    int* fds = reinterpret_cast<int*>(CMSG_DATA(c));
+    for (std::size_t i = 0; i < count; ++i) out.emplace_back(fds[i]);
+  }
+  return out;
+}
+
+Launch::~Launch() {
+  if (child_pid > 0 && !waited_) {
+    if (pidfd) sys::pidfd_send_signal(pidfd.get(), SIGKILL);
+    else kill(child_pid, SIGKILL);
+    reap();
+  }
+  if (egress) egress->stop();
+  if (!fallback_dir.empty()) nftw(fallback_dir.c_str(), rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int Launch::take_stdin() {
+  stdin_taken_ = true;
+  return in_w_.release();
+}
+
+Result<void> Launch::setup_stdio_impl(Plan& plan) {
+  auto keep_child = [&](int fd) {
+    int h = dup_high(fd);
+    close(fd);
+    child_side_.emplace_back(h);
+    return h;
+  };
+  if (opts.stdio == RunOptions::Stdio::Capture) {
+    int out[2], err[2];
+    if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) return errno_error("pipe", errno, "capture");
+    out_r_.reset(out[0]);
+    err_r_.reset(err[0]);
+    plan.stdio[1] = keep_child(out[1]);
+    plan.stdio[2] = keep_child(err[1]);
+    if (opts.stdin_data || opts.stdin_pipe) {
+      int in[2];
+      if (pipe2(in, O_CLOEXEC) < 0) return errno_error("pipe", errno, "capture");
+      in_w_.reset(in[1]);
+      plan.stdio[0] = keep_child(in[0]);
+    } else {
+      int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+      if (devnull < 0) return errno_error("open", errno, "/dev/null");
+      plan.stdio[0] = keep_child(devnull);
+    }
+    return {};
+  }
+  // Inherit: a pty of its own when stdin is a terminal, so nothing reaches the real one.
+  if (opts.pty && isatty(0)) {
+    auto p = open_pty(0);
+    if (!p) return std::move(p).take_error();
+    pty_master_ = std::move(p->master);
+    int slave = keep_child(p->slave.release());
+    for (int i = 0; i < 3; ++i)
+      if (isatty(i)) plan.stdio[i] = slave;
+    plan.ctty_fd = slave;
+    pty_mode_ = true;
+  }
+  return {};
+}
+
+void Launch::close_child_side() { child_side_.clear(); }
+
+bool Launch::read_message(ChildMessage& m) {
+  std::size_t got = 0;
+  char* p = reinterpret_cast<char*>(&m);
+  while (got < sizeof(m)) {
+    ssize_t n = read(report.get(), p + got, sizeof(m) - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    got += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+void Launch::reap() {
+  if (child_pid <= 0 || waited_) return;
+  pid_t r;
+  do {
+    r = wait4(child_pid, &wait_status_, 0, &rusage_);
+  } while (r < 0 && errno == EINTR);
+  waited_ = true;
+}
+
+void Launch::reset_for_retry() {
+  child_pid = -1;
+  waited_ = false;
+  pidfd.reset();
+  report.reset();
+  pending.clear();
+  out_r_.reset();
+  err_r_.reset();
+  in_w_.reset();
+  pty_master_.reset();
+  child_side_.clear();
+  pty_mode_ = false;
+  if (!fallback_dir.empty()) {
+    nftw(fallback_dir.c_str(), rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    fallback_dir.clear();
+  }
+}
+
+Result<RunResult> Launch::wait() {
+  if (waited_ && child_pid < 0) return make_error("wait() called twice", "run");
+  RunResult res;
+  res.isolation = isolation;
+  res.warnings = warnings;
+
+  // Signals to forward (CLI): taken through a signalfd so the loop sees them in order.
+  sigset_t fwd, old_mask;
+  sigemptyset(&fwd);
+  const bool forwarding = opts.stdio == RunOptions::Stdio::Inherit && opts.forward_signals;
+  sys::UniqueFd sigfd;
+  if (forwarding) {
+    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH}) sigaddset(&fwd, s);
+    pthread_sigmask(SIG_BLOCK, &fwd, &old_mask);
+    sigfd.reset(signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK));
+  }
+  std::unique_ptr<RawMode> raw;
+  if (pty_mode_) {
+    raw = std::make_unique<RawMode>(0);
+    set_nonblock(pty_master_.get());
+  }
+  sys::UniqueFd timer;
+  bool term_sent = false;
+  if (policy->limits.timeout) {
+    timer.reset(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
+    auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start_time);
+    arm(timer.get(), *policy->limits.timeout > elapsed ? *policy->limits.timeout - elapsed : std::chrono::milliseconds(0));
+  }
+  if (out_r_) set_nonblock(out_r_.get());
+  if (err_r_) set_nonblock(err_r_.get());
+  std::string stdin_buf = opts.stdin_data.value_or("");
+  std::size_t stdin_off = 0;
+  if (in_w_ && !opts.stdin_data) {
+    // stdin_pipe: the caller owns the write end unless it never took it.
+    if (!stdin_taken_) {
+    }
+  }
+  if (in_w_ && opts.stdin_data) set_nonblock(in_w_.get());
+  if (in_w_ && opts.stdin_data && stdin_buf.empty()) in_w_.reset();
+
+  bool init_done = false;
+  bool report_open = true;
+  bool user_stdin_open = pty_mode_;
+  pid_t command_pid = -1;
+
+  auto kill_tree = [&](int sig) {
+    if (pidfd) sys::pidfd_send_signal(pidfd.get(), sig);
+    else kill(child_pid, sig);
+    if (sig == SIGKILL) {
+      resources->kill_all();
+      if (!namespaces && command_pid > 0) kill(-command_pid, SIGKILL);
+    }
+  };
+  auto handle_message = [&](const ChildMessage& m) {
+    switch (m.type) {
+      case ChildMessage::SetupError:
+        res.status = RunResult::Status::SetupFailed;
+        res.setup_step = m.step;
+        res.setup_errno = m.err;
+        res.setup_detail = m.detail;
+        break;
+      case ChildMessage::ExecError:
+        res.status = (m.err == ENOENT || m.err == ENOTDIR) ? RunResult::Status::NotFound
+                                                           : RunResult::Status::NotExecutable;
+        res.setup_step = "exec";
+        res.setup_errno = m.err;
+        res.setup_detail = m.detail;
+        break;
+      case ChildMessage::Started:
+        command_pid = m.value;
+        break;
+      case ChildMessage::ExitStatus:
+        if (res.status == RunResult::Status::Exited) {
+          if (WIFSIGNALED(m.value)) {
+            res.status = RunResult::Status::Signaled;
+            res.signal = WTERMSIG(m.value);
+          } else {
+            res.exit_code = WEXITSTATUS(m.value);
+          }
+        }
+        init_done = true;
+        break;
+    }
+  };
+  for (const ChildMessage& m : pending) handle_message(m);
+  pending.clear();
+  bool got_exit_message = init_done;
+
+  bool child_gone = false;
+  for (;;) {
+    std::vector<pollfd> pfds;
+    enum Src { kReport, kPidfd, kOut, kErr, kIn, kPty, kUser, kSig, kTimer, kCancel };
+    std::vector<Src> srcs;
+    auto add = [&](int fd, short ev, Src s) {
+      pfds.push_back({fd, ev, 0});
+      srcs.push_back(s);
+    };
+    if (report_open) add(report.get(), POLLIN, kReport);
+    if (!child_gone && pidfd) add(pidfd.get(), POLLIN, kPidfd);
+    if (out_r_) add(out_r_.get(), POLLIN, kOut);
+    if (err_r_) add(err_r_.get(), POLLIN, kErr);
+    if (in_w_ && opts.stdin_data) add(in_w_.get(), POLLOUT, kIn);
+    if (pty_master_) add(pty_master_.get(), POLLIN, kPty);
+    if (user_stdin_open) add(0, POLLIN, kUser);
+    if (sigfd) add(sigfd.get(), POLLIN, kSig);
+    if (timer) add(timer.get(), POLLIN, kTimer);
+    if (opts.cancel) add(opts.cancel->fd(), POLLIN, kCancel);
+
+    bool outputs_open = out_r_ || err_r_ || pty_master_;
+    if (child_gone && !report_open && !outputs_open) break;
+    if (child_gone && !report_open) {
+      // The init is gone; whatever still holds an output open (a fallback-mode orphan) gets a
+      // moment to flush, then we stop reading.
+    }
+    int n = poll(pfds.data(), pfds.size(), child_gone ? 200 : -1);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (n == 0 && child_gone) break;
+    for (std::size_t i = 0; i < pfds.size(); ++i) {
+      if (!pfds[i].revents) continue;
+      switch (srcs[i]) {
+        case kReport: {
+          ChildMessage m;
+          if (read_message(m)) {
+            handle_message(m);
+            if (m.type == ChildMessage::ExitStatus) got_exit_message = true;
+          } else {
+            report_open = false;
+          }
+          break;
+        }
+        case kPidfd:
+          reap();
+          child_gone = true;
+          break;
+        case kOut:
+          if (!drain(out_r_.get(), &res.stdout_data, opts.capture_limit, &res.stdout_bytes, &res.stdout_truncated, -1))
+            out_r_.reset();
+          break;
+        case kErr:
+          if (!drain(err_r_.get(), &res.stderr_data, opts.capture_limit, &res.stderr_bytes, &res.stderr_truncated, -1))
+            err_r_.reset();
+          break;
+        case kIn: {
+          ssize_t w = write(in_w_.get(), stdin_buf.data() + stdin_off, stdin_buf.size() - stdin_off);
+          if (w > 0) stdin_off += static_cast<std::size_t>(w);
+          if ((w < 0 && errno != EAGAIN && errno != EINTR) || stdin_off == stdin_buf.size()) in_w_.reset();
+          break;
+        }
+        case kPty:
+          if (!drain(pty_master_.get(), nullptr, 0, &res.stdout_bytes, &res.stdout_truncated, 1)) {
+            pty_master_.reset();
+            user_stdin_open = false;
+          }
+          break;
+        case kUser: {
+          char buf[4096];
+          ssize_t r = read(0, buf, sizeof(buf));
+          if (r > 0 && pty_master_) sys::write_all(pty_master_.get(), buf, static_cast<std::size_t>(r));
+          else if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN)) user_stdin_open = false;
+          break;
+        }
+        case kSig: {
+          struct signalfd_siginfo si;
+          while (read(sigfd.get(), &si, sizeof(si)) == sizeof(si)) {
+            int sig = static_cast<int>(si.ssi_signo);
+            if (sig == SIGWINCH) {
+              if (pty_master_) copy_window_size(0, pty_master_.get());
+            } else if (!child_gone) {
+              // The init forwards it to the command's process group.
+              if (pidfd) sys::pidfd_send_signal(pidfd.get(), sig);
+              else kill(child_pid, sig);
+            }
+          }
+          break;
+        }
+        case kTimer: {
+          std::uint64_t ticks;
+          if (read(timer.get(), &ticks, sizeof(ticks)) < 0) {
+          }
+          if (!term_sent) {
+            res.timed_out = true;
+            term_sent = true;
+            kill_tree(SIGTERM);
+            arm(timer.get(), std::chrono::duration_cast<std::chrono::milliseconds>(kTermGrace));
+          } else {
+            kill_tree(SIGKILL);
+            timer.reset();
+          }
+          break;
+        }
+        case kCancel:
+          res.cancelled = true;
+          kill_tree(SIGKILL);
+          opts.cancel.reset();
+          break;
+      }
+    }
+  }
+  if (!waited_) reap();
+  if (forwarding) pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  raw.reset();
+
+  // No exit message: the init itself was killed (timeout, cancel, memory limit, paddock's kill).
+  if (!got_exit_message && res.status == RunResult::Status::Exited) {
+    if (WIFSIGNALED(wait_status_)) {
+      res.status = RunResult::Status::Signaled;
+      res.signal = WTERMSIG(wait_status_);
+    } else if (WIFEXITED(wait_status_) && WEXITSTATUS(wait_status_) != 0) {
+      res.status = RunResult::Status::SetupFailed;
+      res.setup_step = "sandbox init";
+      res.setup_detail = "exited before reporting";
+    }
+  }
+  res.wall = std::chrono::steady_clock::now() - start_time;
+  res.user_cpu_s = static_cast<double>(rusage_.ru_utime.tv_sec) + rusage_.ru_utime.tv_usec / 1e6;
+  res.sys_cpu_s = static_cast<double>(rusage_.ru_stime.tv_sec) + rusage_.ru_stime.tv_usec / 1e6;
+  res.peak_memory_bytes = static_cast<std::uint64_t>(rusage_.ru_maxrss) * 1024;
+  resources->finish(res);
+  if (egress) {
+    egress->stop();
+    for (const std::string& h : egress->denied_hosts()) res.warnings.push_back("network: denied " + h);
+  }
+  // Protected paths that did not exist and now do: the host may run them later.
+  for (const ProtectedPath& p : policy->protected_paths) {
+    struct stat st;
+    if (!p.exists && lstat(p.path.c_str(), &st) == 0)
+      res.warnings.push_back("the sandbox created " + p.path + " (" + p.reason + "); review it before your tools run it");
+  }
+  if (!fallback_dir.empty()) {
+    nftw(fallback_dir.c_str(), rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    fallback_dir.clear();
+  }
+  child_pid = -1;
+  return res;
+}
+
+}  // namespace paddock::engine

@@ -1,0 +1,74 @@
+// The parent side of one run: the state start() prepares and the monitor loop wait() runs
+// (relays the pty, drains captures, forwards signals, enforces the timeout, collects the result).
+#pragma once
+
+#include <poll.h>
+#include <sys/types.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/plan.h"
+#include "engine/resources.h"
+#include "net/egress.h"
+#include "paddock/policy.h"
+#include "paddock/sandbox.h"
+#include "sys/unique_fd.h"
+
+namespace paddock::engine {
+
+class Launch final : public Execution {
+ public:
+  ~Launch() override;
+
+  pid_t pid() const override { return child_pid; }
+  int take_stdin() override;
+  Result<RunResult> wait() override;
+
+  // --- used by start() ---
+  Policy policy_copy;
+  const Policy* policy = nullptr;
+  RunOptions opts;
+  std::chrono::steady_clock::time_point start_time;
+  std::unique_ptr<ResourceControl> resources;
+  std::unique_ptr<net::EgressFilter> egress;
+  net::EgressOptions egress_options;
+  std::string fallback_dir;
+  std::vector<std::string> warnings;
+  std::string exec_path;
+  std::string isolation;
+  bool namespaces = false;
+  pid_t child_pid = -1;
+  sys::UniqueFd pidfd;
+  sys::UniqueFd report;
+  std::vector<ChildMessage> pending;
+
+  // Sets plan.stdio / ctty_fd and keeps the parent ends.
+  Result<void> setup_stdio_impl(Plan& plan);
+  void close_child_side();
+  bool read_message(ChildMessage& m);  // blocking; false on EOF
+  void reap();                         // waits for the init process (after a failure)
+  void reset_for_retry();
+
+ private:
+  std::vector<sys::UniqueFd> child_side_;
+  sys::UniqueFd pty_master_;
+  sys::UniqueFd out_r_, err_r_, in_w_;
+  bool pty_mode_ = false;
+  bool stdin_taken_ = false;
+  bool waited_ = false;
+  int wait_status_ = 0;
+  struct rusage rusage_ {};
+};
+
+inline Result<void> setup_stdio(Launch& l, Plan& plan) { return l.setup_stdio_impl(plan); }
+
+// Receives up to `n` descriptors sent with SCM_RIGHTS (the egress listeners).
+std::vector<sys::UniqueFd> receive_fds(int sock, std::size_t n);
+
+Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOptions& opts);
+Result<void> exec_in_place_impl(const Policy& policy, const RunOptions& opts);
+
+}  // namespace paddock::engine

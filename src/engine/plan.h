@@ -1,0 +1,108 @@
+// The plan: everything the child needs, computed in the parent before clone. The child only
+// reads it (no allocation) and applies it with async-signal-safe calls (child.cc).
+#pragma once
+
+#include <linux/filter.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/resources.h"
+#include "net/egress.h"
+
+namespace paddock::engine {
+
+// Paths under which the child builds the new root and sees the old one.
+inline constexpr const char* kNewRoot = "/newroot";
+inline constexpr const char* kOldRoot = "/oldroot";
+
+struct MountOp {
+  enum class Kind {
+    Bind,       // bind src (host path, under /oldroot) onto dst, read-only or not
+    Tmpfs,      // fresh tmpfs at dst with `data` options
+    MaskDir,    // empty tmpfs, mode 000, read-only at the end: hides a sensitive directory
+    MaskFile,   // an empty mode-000 file bound read-only over a sensitive file
+    Protect,    // re-bind dst onto itself read-only (files the host executes later)
+    Symlink,    // symlink dst -> src
+    Proc,       // a fresh procfs for the sandbox's pid namespace
+    Devpts,     // a fresh devpts instance (ptmxmode=0666)
+    DevNode,    // bind a host device node (src) onto a new empty file at dst
+    WriteFile,  // create dst with `data` as its contents (read-only root, written before remount)
+  };
+  Kind kind = Kind::Bind;
+  std::string src;
+  std::string dst;      // absolute, under kNewRoot
+  std::string label;    // the path as the sandbox sees it, for messages
+  std::string data;     // tmpfs options, or file contents
+  bool readonly = true;
+  bool is_dir = true;   // what the mount point must be
+  bool check_inode = false;  // verify the mounted object is the one the parent resolved
+  dev_t dev = 0;
+  ino_t ino = 0;
+  unsigned long extra_flags = 0;  // MS_NOSUID | MS_NODEV | MS_NOEXEC for the final remount
+};
+
+struct LandlockRule {
+  std::string path;     // as seen by the child when rules are added (after pivot_root)
+  std::uint64_t access = 0;
+  bool optional = false;  // skip if absent
+};
+
+struct LandlockPlan {
+  int abi = 0;                      // 0: not applied
+  std::uint64_t handled_fs = 0;
+  std::uint64_t handled_net = 0;
+  std::uint64_t scoped = 0;
+  std::vector<LandlockRule> rules;
+};
+
+// Messages the child writes to the report pipe (fixed size, written with one write()).
+struct ChildMessage {
+  enum Type : std::uint32_t { SetupError = 1, ExecError = 2, ExitStatus = 3, Started = 4 };
+  std::uint32_t type = 0;
+  std::int32_t err = 0;
+  std::int32_t value = 0;  // wait status for ExitStatus, pid for Started
+  char step[48] = {};
+  char detail[200] = {};
+};
+
+struct Plan {
+  bool namespaces = false;
+  std::uint64_t clone_flags = 0;   // CLONE_NEW* for clone3
+  bool new_cgroup_ns = false;      // unshare(CLONE_NEWCGROUP) after joining the cgroups
+  bool loopback_up = false;        // bring `lo` up in the new network namespace
+  std::string uid_map, gid_map;    // "1000 1000 1\n"
+  std::string hostname;
+  std::vector<MountOp> mounts;
+  std::vector<std::string> remount_ro_at_end;  // tmpfs mounts to seal read-only (dst paths)
+  std::string cwd;
+  LandlockPlan landlock;
+  std::vector<sock_filter> seccomp;  // BPF program (empty: none)
+  bool fallback_subreaper = false;   // no pid namespace: the init sweeps orphans itself
+  bool exec_in_place = false;        // --exec: no init, no fork; setup errors go to stderr
+
+  // exec
+  std::string exec_path;              // resolved before clone; empty if not found on the host
+  std::vector<std::string> argv_storage, envp_storage;
+  std::vector<char*> argv, envp;      // null-terminated views into the storage
+
+  // stdio in the command process: fds (in the child) to dup onto 0, 1, 2; -1 keeps the fd
+  int stdio[3] = {-1, -1, -1};
+  int ctty_fd = -1;                   // pty slave to make the controlling terminal
+  std::vector<int> keep_fds;          // pass_fds: kept open under the same numbers
+  int report_fd = -1;                 // write end of the report pipe (close-on-exec)
+
+  // resource control
+  std::vector<int> cgroup_attach_fds;
+  std::vector<RlimitSpec> rlimits;
+
+  // network (NetMode::Filtered): listeners created inside the namespace and sent on net_fd
+  std::vector<net::ListenSpec> listeners;
+  int net_fd = -1;
+
+  void finalize_exec_arrays();  // fills argv/envp from storage
+};
+
+}  // namespace paddock::engine

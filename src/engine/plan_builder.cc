@@ -1,0 +1,297 @@
+#include "engine/plan_builder.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+
+#include "sys/syscalls.h"
+
+namespace paddock::engine {
+namespace {
+
+constexpr std::uint64_t kRead = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
+constexpr std::uint64_t kExec = LANDLOCK_ACCESS_FS_EXECUTE;
+constexpr std::uint64_t kWrite = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+                                 LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_DIR |
+                                 LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
+                                 LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_SYM;
+// Deliberately never granted anywhere: MAKE_CHAR, MAKE_BLOCK (device nodes).
+constexpr std::uint64_t kDevice = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+                                  LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_TRUNCATE |
+                                  LANDLOCK_ACCESS_FS_IOCTL_DEV;
+
+bool is_under(const std::string& path, const std::string& root) {
+  if (root == "/") return true;
+  return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
+                          path[root.size()] == '/');
+}
+
+int order_of(MountOp::Kind k) {
+  switch (k) {
+    case MountOp::Kind::WriteFile: return 0;
+    case MountOp::Kind::Tmpfs:
+    case MountOp::Kind::Bind:
+    case MountOp::Kind::Symlink:
+    case MountOp::Kind::Proc:
+    case MountOp::Kind::Devpts:
+    case MountOp::Kind::DevNode: return 1;
+    case MountOp::Kind::MaskDir:
+    case MountOp::Kind::MaskFile: return 2;
+    case MountOp::Kind::Protect: return 3;
+  }
+  return 4;
+}
+
+std::string in_new_root(const std::string& p) { return std::string(kNewRoot) + (p == "/" ? "" : p); }
+
+class Planner {
+ public:
+  Planner(const Policy& p, const FsPlanInputs& in) : policy_(p), in_(in) {}
+
+  Result<FsPlan> run() {
+    out_.landlock.abi = in_.landlock_abi;
+    if (in_.landlock_abi > 0) {
+      out_.landlock.handled_fs = landlock_handled_fs(in_.landlock_abi);
+      if (in_.landlock_abi >= 6)
+        out_.landlock.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
+    }
+    if (in_.namespaces) {
+      if (auto r = plan_namespaces(); !r) return std::move(r).take_error();
+    } else {
+      if (auto r = plan_fallback(); !r) return std::move(r).take_error();
+    }
+    return std::move(out_);
+  }
+
+ private:
+  void add(MountOp op) { ops_.push_back(std::move(op)); }
+  void ll(std::string path, std::uint64_t access, bool optional = false) {
+    if (in_.landlock_abi > 0) out_.landlock.rules.push_back({std::move(path), access, optional});
+  }
+  bool covered_by_rule(const std::string& path) const {
+    for (const PathRule& r : policy_.paths)
+      if (is_under(path, r.path)) return true;
+    return false;
+  }
+
+  Result<void> plan_namespaces() {
+    // paddock's own files: the mask source and the policy file.
+    add({MountOp::Kind::WriteFile, "", in_new_root(std::string(kPaddockDir) + "/masked"), "(mask)", "", true, false});
+    if (!in_.policy_json.empty())
+      add({MountOp::Kind::WriteFile, "", in_new_root(kPolicyFile), kPolicyFile, in_.policy_json, false, false});
+    ll(kPaddockDir, LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR);
+    // Listing "/" (READ_DIR beneath covers listing, never file contents).
+    ll("/", LANDLOCK_ACCESS_FS_READ_DIR);
+
+    bool home_rule = false, tmp_rule = false;
+    for (const PathRule& r : policy_.paths) {
+      struct stat st;
+      if (lstat(r.path.c_str(), &st) != 0) {
+        if (r.optional) continue;
+        return errno_error("cannot use path", errno, r.path);
+      }
+      if (r.path == policy_.home) home_rule = true;
+      if (r.path == "/tmp") tmp_rule = true;
+      if (S_ISLNK(st.st_mode)) {
+        // System entries like /bin -> usr/bin are recreated as the same symlink.
+        char target[PATH_MAX];
+        ssize_t n = readlink(r.path.c_str(), target, sizeof(target) - 1);
+        if (n < 0) return errno_error("readlink", errno, r.path);
+        target[n] = '\0';
+        add({MountOp::Kind::Symlink, target, in_new_root(r.path), r.path, "", true, false});
+        continue;
+      }
+      MountOp op{MountOp::Kind::Bind, std::string(kOldRoot) + r.path, in_new_root(r.path), r.path, "",
+                 !grants(r.access, Access::Write), S_ISDIR(st.st_mode)};
+      op.check_inode = true;
+      op.dev = st.st_dev;
+      op.ino = st.st_ino;
+      add(std::move(op));
+      ll(r.path, landlock_access_for(r.access, in_.landlock_abi));
+    }
+
+    const std::uint64_t all_rw = kRead | kExec | kWrite | LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_REFER;
+    // A fresh HOME and /tmp, unless a rule binds exactly those paths.
+    if (!home_rule && !policy_.home.empty()) {
+      std::string size = policy_.limits.home_size_bytes ? std::to_string(*policy_.limits.home_size_bytes) : "50%";
+      add({MountOp::Kind::Tmpfs, "", in_new_root(policy_.home), policy_.home, "mode=0700,size=" + size, false, true});
+      ll(policy_.home, all_rw);
+    }
+    if (!tmp_rule) {
+      std::string size = policy_.limits.tmp_size_bytes ? std::to_string(*policy_.limits.tmp_size_bytes) : "50%";
+      add({MountOp::Kind::Tmpfs, "", in_new_root("/tmp"), "/tmp", "mode=1777,size=" + size, false, true});
+      ll("/tmp", all_rw);
+    }
+
+    // A minimal /dev.
+    add({MountOp::Kind::Tmpfs, "", in_new_root("/dev"), "/dev", "mode=0755,size=64k,nr_inodes=64", false, true});
+    out_.remount_ro_at_end.push_back("/dev");
+    for (const char* dev : {"null", "zero", "full", "random", "urandom", "tty"}) {
+      std::string host = std::string("/dev/") + dev;
+      if (access(host.c_str(), F_OK) != 0) continue;
+      add({MountOp::Kind::DevNode, std::string(kOldRoot) + host, in_new_root(host), host, "", false, false,
+           false, 0, 0, MS_NOEXEC});
+    }
+    add({MountOp::Kind::Devpts, "", in_new_root("/dev/pts"), "/dev/pts", "", false, true});
+    add({MountOp::Kind::Symlink, "pts/ptmx", in_new_root("/dev/ptmx"), "/dev/ptmx", "", true, false});
+    add({MountOp::Kind::Tmpfs, "", in_new_root("/dev/shm"), "/dev/shm", "mode=1777,size=25%", false, true});
+    add({MountOp::Kind::Symlink, "/proc/self/fd", in_new_root("/dev/fd"), "/dev/fd", "", true, false});
+    add({MountOp::Kind::Symlink, "/proc/self/fd/0", in_new_root("/dev/stdin"), "/dev/stdin", "", true, false});
+    add({MountOp::Kind::Symlink, "/proc/self/fd/1", in_new_root("/dev/stdout"), "/dev/stdout", "", true, false});
+    add({MountOp::Kind::Symlink, "/proc/self/fd/2", in_new_root("/dev/stderr"), "/dev/stderr", "", true, false});
+    ll("/dev", kDevice);
+    ll("/dev/shm", all_rw);
+
+    // The sandbox's own /proc, with the host-wide knobs read-only.
+    add({MountOp::Kind::Proc, "", in_new_root("/proc"), "/proc", "", false, true});
+    for (const char* p : {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"}) {
+      MountOp op{MountOp::Kind::Protect, "", in_new_root(p), p, "", true, std::string(p) != "/proc/sysrq-trigger"};
+      add(std::move(op));
+    }
+    ll("/proc", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR);
+
+    // No host /sys, even under a broad rule.
+    if (covered_by_rule("/sys"))
+      add({MountOp::Kind::MaskDir, "", in_new_root("/sys"), "/sys", "mode=000,size=4k,nr_inodes=8", true, true});
+
+    // Sensitive paths: hidden under an empty, unreadable, read-only object.
+    for (const DeniedPath& d : policy_.denied) {
+      struct stat st;
+      if (lstat(d.path.c_str(), &st) != 0) continue;  // nothing there to hide
+      if (S_ISDIR(st.st_mode)) {
+        add({MountOp::Kind::MaskDir, "", in_new_root(d.path), d.path, "mode=000,size=4k,nr_inodes=8", true, true});
+        out_.remount_ro_at_end.push_back(d.path);
+      } else {
+        add({MountOp::Kind::MaskFile, in_new_root(std::string(kPaddockDir) + "/masked"), in_new_root(d.path),
+             d.path, "", true, false});
+      }
+    }
+    // Files the host executes later: read-only where the sandbox could otherwise write them.
+    for (const ProtectedPath& p : policy_.protected_paths) {
+      if (!p.exists) continue;
+      struct stat st;
+      if (lstat(p.path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
+      add({MountOp::Kind::Protect, "", in_new_root(p.path), p.path, "", true, S_ISDIR(st.st_mode)});
+    }
+    // Filtered network: our resolver. /etc/resolv.conf may be a symlink; replace its target.
+    if (!in_.resolv_conf.empty()) {
+      std::string target = "/etc/resolv.conf";
+      char real[PATH_MAX];
+      if (realpath("/etc/resolv.conf", real) != nullptr) target = real;
+      std::string src = in_new_root(std::string(kPaddockDir) + "/resolv.conf");
+      add({MountOp::Kind::WriteFile, "", src, "/.paddock/resolv.conf", in_.resolv_conf, false, false});
+      MountOp bind{MountOp::Kind::Bind, src, in_new_root(target), target, "", true, false};
+      if (!covered_by_rule(target)) {
+        // Not visible otherwise: the file is created in the sandbox's root at that path.
+        add({MountOp::Kind::WriteFile, "", in_new_root(target), target, in_.resolv_conf, false, false});
+      } else {
+        add(std::move(bind));
+      }
+      ll(target, LANDLOCK_ACCESS_FS_READ_FILE);
+    }
+
+    std::stable_sort(ops_.begin(), ops_.end(), [](const MountOp& a, const MountOp& b) {
+      int oa = order_of(a.kind), ob = order_of(b.kind);
+      if ((oa == 0) != (ob == 0)) return oa == 0;  // paddock's own files first
+      if (a.label != b.label) {
+        // Parents before children: compare paths component-wise.
+        return a.label < b.label;
+      }
+      return oa < ob;
+    });
+    // "/" is the root tmpfs itself: sealed read-only last.
+    out_.remount_ro_at_end.push_back("/");
+    out_.mounts = std::move(ops_);
+    return {};
+  }
+
+  // Landlock + seccomp only. Hiding a sensitive path inside an allowed directory needs the rule
+  // to be split into its siblings, since Landlock can only add access.
+  Result<void> plan_fallback() {
+    if (in_.landlock_abi == 0) return make_error("no isolation available: neither user namespaces nor Landlock");
+    std::set<std::string> denied;
+    for (const DeniedPath& d : policy_.denied) denied.insert(d.path);
+    for (const PathRule& r : policy_.paths) {
+      struct stat st;
+      if (stat(r.path.c_str(), &st) != 0) {
+        if (r.optional) continue;
+        return errno_error("cannot use path", errno, r.path);
+      }
+      expand(r.path, landlock_access_for(r.access, in_.landlock_abi), denied, 0);
+    }
+    const std::uint64_t all_rw = kRead | kExec | kWrite | LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_REFER;
+    ll("/", LANDLOCK_ACCESS_FS_READ_DIR);
+    if (!in_.fallback_home.empty()) ll(in_.fallback_home, all_rw);
+    if (!in_.fallback_tmp.empty()) ll(in_.fallback_tmp, all_rw);
+    if (!in_.fallback_policy_file.empty()) ll(in_.fallback_policy_file, LANDLOCK_ACCESS_FS_READ_FILE);
+    for (const char* dev : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty",
+                            "/dev/ptmx", "/dev/pts"})
+      ll(dev, kDevice, true);
+    ll("/dev/shm", all_rw, true);
+    ll("/proc", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR);
+    bool protected_weak = false;
+    for (const ProtectedPath& p : policy_.protected_paths)
+      if (p.exists) protected_weak = true;
+    if (protected_weak)
+      out_.warnings.push_back(
+          "without namespaces, files the host runs later (.git/hooks, .envrc, ...) inside writable paths are not "
+          "write-protected");
+    return {};
+  }
+
+  void expand(const std::string& path, std::uint64_t access, const std::set<std::string>& denied, int depth) {
+    bool contains_denied = false;
+    for (const std::string& d : denied)
+      if (d != path && is_under(d, path)) contains_denied = true;
+    if (denied.count(path)) return;
+    if (!contains_denied || depth > 8) {
+      ll(path, access);
+      return;
+    }
+    ll(path, LANDLOCK_ACCESS_FS_READ_DIR);  // names are listed, contents of denied entries are not
+    DIR* dir = opendir(path.c_str());
+    if (!dir) return;
+    while (dirent* e = readdir(dir)) {
+      std::string name = e->d_name;
+      if (name == "." || name == "..") continue;
+      expand(path == "/" ? "/" + name : path + "/" + name, access, denied, depth + 1);
+    }
+    closedir(dir);
+    out_.warnings.push_back("without namespaces, new files directly inside " + path +
+                            " cannot be created (it holds a hidden sensitive path)");
+  }
+
+  const Policy& policy_;
+  const FsPlanInputs& in_;
+  std::vector<MountOp> ops_;
+  FsPlan out_;
+};
+
+}  // namespace
+
+std::uint64_t landlock_handled_fs(int abi) {
+  if (abi <= 0) return 0;
+  std::uint64_t h = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1;  // ABI 1: bits 0-12
+  if (abi >= 2) h |= LANDLOCK_ACCESS_FS_REFER;
+  if (abi >= 3) h |= LANDLOCK_ACCESS_FS_TRUNCATE;
+  if (abi >= 5) h |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+  return h;
+}
+
+std::uint64_t landlock_access_for(Access a, int abi) {
+  std::uint64_t m = 0;
+  if (grants(a, Access::Read)) m |= kRead | kExec;
+  if (grants(a, Access::Write)) m |= kWrite | LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_REFER;
+  return m & landlock_handled_fs(abi);
+}
+
+Result<FsPlan> plan_filesystem(const Policy& policy, const FsPlanInputs& in) { return Planner(policy, in).run(); }
+
+}  // namespace paddock::engine

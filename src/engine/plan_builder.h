@@ -1,0 +1,40 @@
+// Turns a Policy into the filesystem part of a Plan: the mount operations that build the
+// sandbox's root (namespace mode) and the Landlock rules (both modes). Runs in the parent.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/plan.h"
+#include "paddock/policy.h"
+#include "paddock/result.h"
+
+namespace paddock::engine {
+
+// Where the policy file and other paddock-made files live inside the sandbox.
+inline constexpr const char* kPaddockDir = "/.paddock";
+inline constexpr const char* kPolicyFile = "/.paddock/policy.json";
+
+struct FsPlanInputs {
+  int landlock_abi = 0;
+  bool namespaces = true;
+  std::string policy_json;       // written to kPolicyFile (namespace mode)
+  std::string resolv_conf;       // non-empty: replaces /etc/resolv.conf inside (filtered network)
+  // Fallback mode: private directories the parent made for HOME, TMPDIR and the policy file.
+  std::string fallback_home, fallback_tmp, fallback_policy_file;
+};
+
+struct FsPlan {
+  std::vector<MountOp> mounts;
+  std::vector<std::string> remount_ro_at_end;
+  LandlockPlan landlock;
+  std::vector<std::string> warnings;
+};
+
+Result<FsPlan> plan_filesystem(const Policy& policy, const FsPlanInputs& in);
+
+// Landlock access masks for a rule's Access at an ABI (exposed for tests and `why`).
+std::uint64_t landlock_access_for(Access a, int abi);
+std::uint64_t landlock_handled_fs(int abi);
+
+}  // namespace paddock::engine

@@ -1,0 +1,175 @@
+#include "engine/seccomp_policy.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <memory>
+
+#include "sys/unique_fd.h"
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+
+namespace paddock::engine {
+namespace {
+
+// What each argument filter compares. `mask` == 0 means "no argument filter".
+struct Rule {
+  const char* name;
+  int err;
+  const char* why;
+  unsigned arg = 0;
+  std::uint64_t mask = 0;
+  std::uint64_t value = 0;
+  const char* label = nullptr;  // how the entry is shown ("ioctl(TIOCSTI)")
+};
+
+constexpr std::uint64_t kNamespaceFlags[] = {CLONE_NEWUSER, CLONE_NEWNS,  CLONE_NEWPID,   CLONE_NEWNET,
+                                             CLONE_NEWUTS,  CLONE_NEWIPC, CLONE_NEWCGROUP, CLONE_NEWTIME};
+
+std::vector<Rule> rules(const SeccompOptions& opts) {
+  std::vector<Rule> r = {
+      // The mount family: the sandbox's view of the filesystem is fixed at setup.
+      {"mount", EPERM, "changing mounts could undo the sandbox's filesystem view"},
+      {"umount2", EPERM, "unmounting could reveal what a mask hides"},
+      {"pivot_root", EPERM, "changing the root is part of the mount family"},
+      {"move_mount", EPERM, "new mount API: part of the mount family"},
+      {"open_tree", EPERM, "new mount API: part of the mount family"},
+      {"fsopen", EPERM, "new mount API: part of the mount family"},
+      {"fsconfig", EPERM, "new mount API: part of the mount family"},
+      {"fsmount", EPERM, "new mount API: part of the mount family"},
+      {"fspick", EPERM, "new mount API: part of the mount family"},
+      {"mount_setattr", EPERM, "could clear read-only flags on mounts"},
+      // Namespaces: nested user namespaces hand out capabilities, a classic kernel attack surface.
+      {"setns", EPERM, "joining other namespaces"},
+      {"clone3", ENOSYS, "its flags live in memory seccomp cannot inspect; libc falls back to clone"},
+      // io_uring bypasses syscall filtering and has a long record of kernel exploits.
+      {"io_uring_setup", ENOSYS, "io_uring: bypasses seccomp, frequent kernel exploit target"},
+      {"io_uring_enter", ENOSYS, "io_uring: bypasses seccomp, frequent kernel exploit target"},
+      {"io_uring_register", ENOSYS, "io_uring: bypasses seccomp, frequent kernel exploit target"},
+      // Kernel keyrings are not namespaced: keys of the user's other sessions live there.
+      {"add_key", EPERM, "kernel keyrings are shared with the host user"},
+      {"request_key", EPERM, "kernel keyrings are shared with the host user"},
+      {"keyctl", EPERM, "kernel keyrings are shared with the host user"},
+      // Kernel attack surface no coding agent needs.
+      {"bpf", EPERM, "eBPF: large kernel attack surface"},
+      {"perf_event_open", EPERM, "performance counters: side channels and kernel attack surface"},
+      {"userfaultfd", EPERM, "used to win kernel race conditions in exploits"},
+      {"open_by_handle_at", EPERM, "opens files by handle, bypassing path-based restrictions (shocker)"},
+      {"name_to_handle_at", EPERM, "the other half of open_by_handle_at"},
+      {"kexec_load", EPERM, "loads a new kernel"},
+      {"kexec_file_load", EPERM, "loads a new kernel"},
+      {"init_module", EPERM, "loads kernel modules"},
+      {"finit_module", EPERM, "loads kernel modules"},
+      {"delete_module", EPERM, "unloads kernel modules"},
+      {"syslog", EPERM, "reads the kernel log (addresses, host activity)"},
+      {"acct", EPERM, "process accounting is host-wide"},
+      {"swapon", EPERM, "host-wide swap configuration"},
+      {"swapoff", EPERM, "host-wide swap configuration"},
+      {"reboot", EPERM, "reboots the host"},
+      {"settimeofday", EPERM, "the clock is host-wide"},
+      {"clock_settime", EPERM, "the clock is host-wide"},
+      {"clock_adjtime", EPERM, "the clock is host-wide"},
+      {"adjtimex", EPERM, "the clock is host-wide"},
+      {"quotactl", EPERM, "filesystem quotas are host-wide"},
+      {"vhangup", EPERM, "hangs up the terminal"},
+      {"iopl", EPERM, "raw I/O port access"},
+      {"ioperm", EPERM, "raw I/O port access"},
+      {"lookup_dcookie", EPERM, "kernel profiling interface"},
+      {"uselib", EPERM, "obsolete loader interface with a history of bugs"},
+      // Terminal input injection: compared on the low 32 bits, as the kernel truncates the command.
+      {"ioctl", EPERM, "pushes characters into a terminal's input queue", 1, 0xffffffffu, TIOCSTI,
+       "ioctl(TIOCSTI)"},
+      {"ioctl", EPERM, "Linux console control: selection paste injects input", 1, 0xffffffffu, TIOCLINUX,
+       "ioctl(TIOCLINUX)"},
+      {"ioctl", EPERM, "changing a terminal's line discipline loads rarely used kernel code", 1, 0xffffffffu,
+       TIOCSETD, "ioctl(TIOCSETD)"},
+      // personality flags that weaken memory protections.
+      {"personality", EPERM, "READ_IMPLIES_EXEC makes every readable mapping executable", 0, READ_IMPLIES_EXEC,
+       READ_IMPLIES_EXEC, "personality(READ_IMPLIES_EXEC)"},
+      {"personality", EPERM, "MMAP_PAGE_ZERO maps page zero, helping null-pointer exploits", 0, MMAP_PAGE_ZERO,
+       MMAP_PAGE_ZERO, "personality(MMAP_PAGE_ZERO)"},
+  };
+  static const char* const kNsNames[] = {"CLONE_NEWUSER", "CLONE_NEWNS",     "CLONE_NEWPID", "CLONE_NEWNET",
+                                         "CLONE_NEWUTS",  "CLONE_NEWIPC",    "CLONE_NEWCGROUP",
+                                         "CLONE_NEWTIME"};
+  static std::string labels[2][8];
+  for (int i = 0; i < 8; ++i) {
+    labels[0][i] = std::string("unshare(") + kNsNames[i] + ")";
+    labels[1][i] = std::string("clone(") + kNsNames[i] + ")";
+    r.push_back({"unshare", EPERM, "new namespaces (nested user namespaces grant capabilities)", 0,
+                 kNamespaceFlags[i], kNamespaceFlags[i], labels[0][i].c_str()});
+    r.push_back({"clone", EPERM, "new namespaces (nested user namespaces grant capabilities)", 0,
+                 kNamespaceFlags[i], kNamespaceFlags[i], labels[1][i].c_str()});
+  }
+  if (opts.deny_inet_sockets) {
+    r.push_back({"socket", EAFNOSUPPORT, "network off without a network namespace: no IPv4 sockets", 0,
+                 0xffffffffu, AF_INET, "socket(AF_INET)"});
+    r.push_back({"socket", EAFNOSUPPORT, "network off without a network namespace: no IPv6 sockets", 0,
+                 0xffffffffu, AF_INET6, "socket(AF_INET6)"});
+    r.push_back({"socket", EAFNOSUPPORT, "network off without a network namespace: no raw packet sockets", 0,
+                 0xffffffffu, AF_PACKET, "socket(AF_PACKET)"});
+  }
+  return r;
+}
+
+const char* errno_name(int e) {
+  switch (e) {
+    case EPERM: return "EPERM";
+    case ENOSYS: return "ENOSYS";
+    case EAFNOSUPPORT: return "EAFNOSUPPORT";
+    default: return "errno";
+  }
+}
+
+struct CtxDeleter {
+  void operator()(void* ctx) const { seccomp_release(static_cast<scmp_filter_ctx>(ctx)); }
+};
+
+}  // namespace
+
+std::vector<SeccompEntry> seccomp_denylist(const SeccompOptions& opts) {
+  std::vector<SeccompEntry> out;
+  for (const Rule& r : rules(opts)) out.push_back({r.label ? r.label : r.name, errno_name(r.err), r.why});
+  out.push_back({"(any non-native syscall ABI)", "ENOSYS", "i386 via int 0x80 and x32 bypass a native-only filter"});
+  return out;
+}
+
+Result<std::vector<sock_filter>> build_seccomp_program(const SeccompOptions& opts) {
+  std::unique_ptr<void, CtxDeleter> ctx(seccomp_init(SCMP_ACT_ALLOW));
+  if (!ctx) return make_error("seccomp_init failed", "seccomp");
+  auto* c = static_cast<scmp_filter_ctx>(ctx.get());
+  // Any other architecture's syscalls (int 0x80 on x86_64, x32) fail instead of slipping past.
+  if (int rc = seccomp_attr_set(c, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(ENOSYS)); rc < 0)
+    return errno_error("seccomp bad-arch action", -rc, "seccomp");
+  for (const Rule& r : rules(opts)) {
+    int nr = seccomp_syscall_resolve_name(r.name);
+    if (nr == __NR_SCMP_ERROR) continue;  // not on this architecture
+    int rc;
+    if (r.mask == 0) {
+      rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(r.err), nr, 0);
+    } else {
+      rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(r.err), nr, 1, SCMP_CMP(r.arg, SCMP_CMP_MASKED_EQ, r.mask, r.value));
+    }
+    if (rc < 0) return errno_error(std::string("seccomp rule for ") + (r.label ? r.label : r.name), -rc, "seccomp");
+  }
+  sys::UniqueFd mem(memfd_create("paddock-seccomp", MFD_CLOEXEC));
+  if (!mem) return errno_error("memfd_create", errno, "seccomp");
+  if (int rc = seccomp_export_bpf(c, mem.get()); rc < 0) return errno_error("export BPF", -rc, "seccomp");
+  off_t size = lseek(mem.get(), 0, SEEK_END);
+  if (size <= 0 || size % static_cast<off_t>(sizeof(sock_filter)) != 0)
+    return make_error("exported BPF has an odd size", "seccomp");
+  std::vector<sock_filter> prog(static_cast<std::size_t>(size) / sizeof(sock_filter));
+  if (pread(mem.get(), prog.data(), static_cast<std::size_t>(size), 0) != size)
+    return errno_error("read BPF", errno, "seccomp");
+  return prog;
+}
+
+}  // namespace paddock::engine

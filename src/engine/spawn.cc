@@ -1,0 +1,372 @@
+// start(): plan in the parent, clone, and hand back an Execution whose wait() runs the monitor.
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <mutex>
+
+#include "engine/child.h"
+#include "engine/monitor.h"
+#include "engine/plan_builder.h"
+#include "engine/pty.h"
+#include "engine/seccomp_policy.h"
+#include "paddock/features.h"
+#include "paddock/sandbox.h"
+#include "sys/syscalls.h"
+
+extern char** environ;
+
+#ifndef CLONE_PIDFD
+#define CLONE_PIDFD 0x00001000
+#endif
+
+namespace paddock {
+
+CancelToken::CancelToken() : fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+CancelToken::~CancelToken() {
+  if (fd_ >= 0) close(fd_);
+}
+void CancelToken::cancel() {
+  std::uint64_t one = 1;
+  if (write(fd_, &one, sizeof(one)) < 0) {
+  }
+}
+bool CancelToken::cancelled() const {
+  pollfd p = {fd_, POLLIN, 0};
+  return poll(&p, 1, 0) == 1;
+}
+
+namespace engine {
+namespace {
+
+// User namespaces are tried, not probed; a failure is remembered for the process's lifetime.
+std::atomic<int> g_userns_broken{0};
+
+int move_high(int fd) {
+  if (fd < 0) return fd;
+  int n = fcntl(fd, F_DUPFD_CLOEXEC, 10);
+  close(fd);
+  return n;
+}
+
+std::string find_in_path(const std::string& cmd, const std::vector<std::string>& env, const std::string& cwd) {
+  if (cmd.find('/') != std::string::npos) {
+    if (cmd[0] == '/') return cmd;
+    return cwd + "/" + cmd;
+  }
+  std::string path = "/usr/local/bin:/usr/bin:/bin";
+  for (const std::string& e : env)
+    if (e.rfind("PATH=", 0) == 0) path = e.substr(5);
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t end = path.find(':', start);
+    if (end == std::string::npos) end = path.size();
+    std::string dir = path.substr(start, end - start);
+    if (dir.empty()) dir = cwd;
+    std::string cand = dir + "/" + cmd;
+    struct stat st;
+    if (stat(cand.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(cand.c_str(), X_OK) == 0) return cand;
+    start = end + 1;
+  }
+  return "";
+}
+
+void set_env(std::vector<std::string>& env, const std::string& name, const std::string& value) {
+  std::string prefix = name + "=";
+  for (std::string& e : env)
+    if (e.rfind(prefix, 0) == 0) {
+      e = prefix + value;
+      return;
+    }
+  env.push_back(prefix + value);
+}
+
+const std::vector<sock_filter>* cached_seccomp(bool deny_inet, Error* err) {
+  static std::mutex mu;
+  static std::vector<sock_filter> progs[2];
+  static bool built[2] = {false, false};
+  std::lock_guard<std::mutex> lock(mu);
+  int i = deny_inet ? 1 : 0;
+  if (!built[i]) {
+    auto r = build_seccomp_program({deny_inet});
+    if (!r) {
+      *err = r.error();
+      return nullptr;
+    }
+    progs[i] = std::move(r.value());
+    built[i] = true;
+  }
+  return &progs[i];
+}
+
+bool is_namespace_failure(const ChildMessage& m) {
+  if (m.type != ChildMessage::SetupError) return false;
+  std::string step = m.step;
+  bool early = step == "uid map" || step == "gid map" || step == "setgroups" || step == "make mounts private" ||
+               step == "mount scratch tmpfs" || step == "mount proc";
+  return early && (m.err == EPERM || m.err == EACCES);
+}
+
+}  // namespace
+
+std::vector<std::string> current_environment(const RunOptions& opts) {
+  if (opts.host_env) return *opts.host_env;
+  std::vector<std::string> v;
+  for (char** e = environ; e && *e; ++e) v.emplace_back(*e);
+  return v;
+}
+
+// Everything but stdio and the pipes: the filesystem, Landlock, seccomp, argv/envp, limits.
+Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<std::string>& host_env) {
+  const Policy& policy = *launch.policy;
+  const RunOptions& opts = launch.opts;
+  const Features& feat = quick_host_features();
+  plan.namespaces = ns;
+  std::vector<std::string> env = sandbox_environment(policy, host_env);
+  FsPlanInputs fin;
+  fin.landlock_abi = feat.landlock_abi;
+  fin.namespaces = ns;
+  std::string policy_json = opts.expose_policy ? policy_to_json(policy).dump(2) + "\n" : "";
+  if (ns) {
+    fin.policy_json = policy_json;
+    if (opts.expose_policy) set_env(env, "PADDOCK_POLICY", kPolicyFile);
+  } else {
+    char tmpl[] = "/tmp/paddock-XXXXXX";
+    if (!mkdtemp(tmpl)) return errno_error("mkdtemp", errno, "/tmp");
+    launch.fallback_dir = tmpl;
+    fin.fallback_home = launch.fallback_dir + "/home";
+    fin.fallback_tmp = launch.fallback_dir + "/tmp";
+    mkdir(fin.fallback_home.c_str(), 0700);
+    mkdir(fin.fallback_tmp.c_str(), 0700);
+    set_env(env, "HOME", fin.fallback_home);
+    set_env(env, "TMPDIR", fin.fallback_tmp);
+    if (opts.expose_policy) {
+      fin.fallback_policy_file = launch.fallback_dir + "/policy.json";
+      FILE* f = fopen(fin.fallback_policy_file.c_str(), "we");
+      if (!f) return errno_error("write policy file", errno, fin.fallback_policy_file);
+      fwrite(policy_json.data(), 1, policy_json.size(), f);
+      fclose(f);
+      set_env(env, "PADDOCK_POLICY", fin.fallback_policy_file);
+    }
+  }
+  if (launch.egress) {
+    fin.resolv_conf = launch.egress->resolv_conf();
+    for (auto& [k, v] : launch.egress->environment()) set_env(env, k, v);
+    plan.listeners = launch.egress->listeners();
+  }
+  std::sort(env.begin(), env.end());
+  auto fs = plan_filesystem(policy, fin);
+  if (!fs) return std::move(fs).take_error();
+  plan.mounts = std::move(fs->mounts);
+  plan.remount_ro_at_end = std::move(fs->remount_ro_at_end);
+  plan.landlock = std::move(fs->landlock);
+  launch.warnings = fs->warnings;
+  if (!ns) {
+    launch.warnings.insert(launch.warnings.begin(),
+                           "user namespaces unavailable: running with Landlock + seccomp only (no private /proc "
+                           "or /tmp, host processes visible); --require-namespaces refuses instead");
+  }
+  Error serr;
+  const auto* prog = cached_seccomp(!ns && policy.network.mode == NetMode::Off, &serr);
+  if (!prog) return serr;
+  if (feat.seccomp_filter) plan.seccomp = *prog;
+
+  plan.cwd = policy.cwd;
+  plan.hostname = ns ? "paddock" : "";
+  plan.fallback_subreaper = !ns;
+  plan.clone_flags = ns ? (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS) : 0;
+  if (ns && policy.network.mode != NetMode::Host) {
+    plan.clone_flags |= CLONE_NEWNET;
+    plan.loopback_up = true;
+  }
+  plan.new_cgroup_ns = ns;
+  unsigned uid = getuid(), gid = getgid();
+  plan.uid_map = std::to_string(uid) + " " + std::to_string(uid) + " 1\n";
+  plan.gid_map = std::to_string(gid) + " " + std::to_string(gid) + " 1\n";
+  plan.exec_path = find_in_path(opts.argv[0], env, policy.cwd);
+  plan.argv_storage = opts.argv;
+  plan.envp_storage = env;
+  plan.finalize_exec_arrays();
+  plan.cgroup_attach_fds = launch.resources->attach_fds();
+  plan.rlimits = launch.resources->rlimits();
+  for (int fd : opts.pass_fds) plan.keep_fds.push_back(fd);
+  launch.exec_path = plan.exec_path;
+  launch.isolation = std::string(ns ? "namespaces" : "") +
+                     (plan.landlock.abi > 0
+                          ? std::string(ns ? "+" : "") + "landlock(ABI " + std::to_string(plan.landlock.abi) + ")"
+                          : "") +
+                     (plan.seccomp.empty() ? "" : "+seccomp");
+  launch.namespaces = ns;
+  return {};
+}
+
+Result<std::unique_ptr<Launch>> prepare(const Policy& policy, const RunOptions& opts) {
+  if (opts.argv.empty()) return make_error("no command given", "run");
+  auto launch = std::make_unique<Launch>();
+  launch->policy_copy = policy;
+  launch->policy = &launch->policy_copy;
+  launch->opts = opts;
+  launch->start_time = std::chrono::steady_clock::now();
+  auto rc = create_resource_control(policy.limits, quick_host_features());
+  if (!rc) return std::move(rc).take_error();
+  launch->resources = std::move(rc.value());
+  if (policy.network.mode == NetMode::Filtered) {
+    auto ef = net::create_egress_filter(policy.network, launch->egress_options);
+    if (!ef) return std::move(ef).take_error();
+    launch->egress = std::move(ef.value());
+  }
+  return launch;
+}
+
+Result<void> check_mode(const Policy& policy, bool ns) {
+  if (!ns && policy.require_namespaces)
+    return make_error("user namespaces are unavailable and --require-namespaces was given", "namespaces",
+                      "run `paddock doctor` to see why");
+  if (!ns && policy.network.mode == NetMode::Filtered)
+    return make_error("a domain allowlist needs user namespaces, which are unavailable here", "network");
+  return {};
+}
+
+Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOptions& opts) {
+  auto prepared = prepare(policy, opts);
+  if (!prepared) return std::move(prepared).take_error();
+  std::unique_ptr<Launch> launch = std::move(prepared.value());
+  const Features& feat = quick_host_features();
+  const std::vector<std::string> host_env = current_environment(opts);
+
+  bool try_namespaces = g_userns_broken.load() == 0;
+  for (;;) {
+    bool ns = try_namespaces;
+    if (auto r = check_mode(policy, ns); !r) return std::move(r).take_error();
+    Plan plan;
+    if (auto r = make_plan(*launch, plan, ns, host_env); !r) return std::move(r).take_error();
+    if (auto r = setup_stdio(*launch, plan); !r) return std::move(r).take_error();
+
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) < 0) return errno_error("pipe", errno, "run");
+    launch->report.reset(report[0]);
+    plan.report_fd = move_high(report[1]);
+    sys::UniqueFd report_w(plan.report_fd);
+    sys::UniqueFd net_parent, net_child;
+    if (!plan.listeners.empty()) {
+      int sp[2];
+      if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) return errno_error("socketpair", errno, "run");
+      net_parent.reset(sp[0]);
+      net_child.reset(move_high(sp[1]));
+      plan.net_fd = net_child.get();
+    }
+
+    int pidfd = -1;
+    sys::Clone3Args args = {};
+    args.flags = plan.clone_flags | CLONE_PIDFD;
+    args.pidfd = reinterpret_cast<std::uint64_t>(&pidfd);
+    args.exit_signal = SIGCHLD;
+    long pid = feat.clone3 ? sys::clone3(&args) : -1;
+    if (pid < 0 && (!feat.clone3 || errno == ENOSYS)) pid = sys::clone_fork(plan.clone_flags | CLONE_PIDFD, &pidfd);
+    if (pid == 0) child_main(plan);  // never returns
+    if (pid < 0) {
+      int e = errno;
+      launch->close_child_side();
+      if (ns && (e == EPERM || e == EINVAL || e == ENOSPC || e == EUSERS || e == EACCES)) {
+        g_userns_broken = 1;
+        try_namespaces = false;
+        launch->reset_for_retry();
+        continue;
+      }
+      return errno_error("clone", e, "run");
+    }
+    launch->child_pid = static_cast<pid_t>(pid);
+    launch->pidfd.reset(pidfd >= 0 ? pidfd : sys::pidfd_open(launch->child_pid, 0));
+    launch->close_child_side();
+    report_w.reset();
+    net_child.reset();
+    launch->resources->started(launch->child_pid);
+
+    if (net_parent) {
+      auto fds = receive_fds(net_parent.get(), plan.listeners.size());
+      if (fds.size() == plan.listeners.size()) {
+        if (auto r = launch->egress->serve(std::move(fds)); !r) return std::move(r).take_error();
+      }
+    }
+    // Wait until the sandbox is built (Started) or failed; a user namespace that turns out to be
+    // unusable (AppArmor's restriction, some containers) falls back like one that cannot be made.
+    ChildMessage first;
+    bool got = launch->read_message(first);
+    if (got && ns && is_namespace_failure(first) && !policy.require_namespaces) {
+      launch->reap();
+      g_userns_broken = 1;
+      try_namespaces = false;
+      launch->reset_for_retry();
+      continue;
+    }
+    if (got) launch->pending.push_back(first);
+    return std::unique_ptr<Execution>(std::move(launch));
+  }
+}
+
+Result<void> exec_in_place_impl(const Policy& policy, const RunOptions& opts) {
+  auto prepared = prepare(policy, opts);
+  if (!prepared) return std::move(prepared).take_error();
+  std::unique_ptr<Launch> launch = std::move(prepared.value());
+  if (launch->egress) return make_error("--exec cannot be combined with a domain allowlist", "run");
+  bool ns = g_userns_broken.load() == 0;
+  // Try the namespaces now, in this process: no pid namespace (the command keeps our pid).
+  if (ns && unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
+                    (policy.network.mode == NetMode::Host ? 0 : CLONE_NEWNET)) < 0)
+    ns = false;
+  if (auto r = check_mode(policy, ns); !r) return std::move(r).take_error();
+  static Plan plan;  // lives until exec
+  if (auto r = make_plan(*launch, plan, ns, current_environment(opts)); !r) return std::move(r).take_error();
+  plan.exec_in_place = true;
+  plan.clone_flags = 0;
+  plan.new_cgroup_ns = false;
+  for (MountOp& op : plan.mounts) {
+    if (op.kind == MountOp::Kind::Proc) {
+      // No pid namespace of our own: show the host's /proc read-only.
+      op.kind = MountOp::Kind::Bind;
+      op.src = std::string(kOldRoot) + "/proc";
+      op.readonly = true;
+    }
+  }
+  plan.report_fd = 2;
+  for (const auto& w : launch->warnings) std::fprintf(stderr, "[paddock] warning: %s\n", w.c_str());
+  std::fflush(stderr);
+  launch->fallback_dir.clear();  // the command owns it now
+  launch.release();              // nothing to clean up after exec
+  child_main(plan);
+}
+
+}  // namespace engine
+
+Result<std::unique_ptr<Execution>> start(const Policy& policy, const RunOptions& options) {
+  return engine::start_impl(policy, options);
+}
+
+Result<void> exec_in_place(const Policy& policy, const RunOptions& options) {
+  return engine::exec_in_place_impl(policy, options);
+}
+
+Result<RunResult> run(const Policy& policy, const RunOptions& options) {
+  auto ex = start(policy, options);
+  if (!ex) return std::move(ex).take_error();
+  return ex.value()->wait();
+}
+
+Result<RunResult> run_capture(const Policy& policy, RunOptions options) {
+  options.stdio = RunOptions::Stdio::Capture;
+  return run(policy, options);
+}
+
+}  // namespace paddock
