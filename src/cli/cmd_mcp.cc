@@ -1,16 +1,117 @@
-// Placeholder until `paddock mcp` lands (issue 5).
+// paddock mcp: an MCP server whose execute tool runs code in sandboxes (docs/mcp.md).
+#include <signal.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <memory>
+#include <thread>
 
 #include "cli/commands.h"
+#include "mcp/config.h"
+#include "mcp/http_transport.h"
+#include "mcp/sandbox_executor.h"
+#include "mcp/server.h"
+#include "mcp/stdio_transport.h"
 
 namespace paddock::cli {
+namespace {
+
+struct McpFlags {
+  std::string config;
+  std::string project;
+  std::string http;
+  bool no_warm = false;
+  std::vector<std::string> allowed_origins;
+};
+
+void print_error(const Error& e) {
+  std::fprintf(stderr, "paddock mcp: %s\n", e.describe().c_str());
+  if (!e.hint.empty()) std::fprintf(stderr, "paddock mcp: hint: %s\n", e.hint.c_str());
+}
+
+int do_mcp(const McpFlags& f) {
+  auto config = f.config.empty() ? Result<mcp::Config>(mcp::builtin_config())
+                                 : mcp::load_config(f.config);
+  if (!config) {
+    print_error(config.error());
+    return 2;
+  }
+  std::optional<mcp::HttpAddress> http;
+  if (!f.http.empty()) {
+    auto addr = mcp::parse_http_address(f.http);
+    if (!addr) {
+      print_error(addr.error());
+      return 2;
+    }
+    http = *addr;
+  }
+
+  // Termination signals are taken by one thread (below), not by whichever thread they hit.
+  sigset_t sigs;
+  sigemptyset(&sigs);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&sigs, s);
+  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+
+  mcp::SandboxExecutorOptions eopts;
+  eopts.project = f.project;
+  eopts.warm = !f.no_warm;
+  auto executor = mcp::make_sandbox_executor(*config, eopts);
+  if (!executor) {
+    print_error(executor.error());
+    return 2;
+  }
+  mcp::ServerOptions sopts;
+  sopts.version = PADDOCK_VERSION;
+  sopts.project_mounted = !f.project.empty();
+  auto server = std::make_unique<mcp::Server>(*config, *executor, sopts);
+  (*executor)->start_background();
+
+  std::thread([&server, &executor, sigs] {
+    int sig = 0;
+    sigwait(&sigs, &sig);
+    // Kill what runs, remove workspaces, then leave at once: the transport may be blocked in a
+    // read that nothing else would end.
+    server->cancel_all();
+    server->wait_idle();
+    (*executor)->shutdown();
+    executor->reset();
+    std::_Exit(128 + sig);
+  }).detach();
+
+  int rc = 0;
+  if (http) {
+    mcp::HttpOptions hopts;
+    hopts.address = *http;
+    hopts.allowed_origins = f.allowed_origins;
+    auto r = mcp::serve_http(*server, hopts);
+    if (!r) {
+      print_error(r.error());
+      rc = 1;
+    }
+  } else {
+    std::fprintf(stderr, "paddock mcp: serving MCP on stdio (%zu environments, config: %s)\n",
+                 config->environments.size(), config->source.c_str());
+    mcp::serve_stdio(*server, STDIN_FILENO, STDOUT_FILENO);
+  }
+  server.reset();
+  (*executor)->shutdown();
+  return rc;
+}
+
+}  // namespace
 
 void register_mcp(CLI::App& app) {
+  auto flags = std::make_shared<McpFlags>();
   auto* cmd = app.add_subcommand("mcp", "MCP server whose execute tool runs code in sandboxes");
-  cmd->callback([] {
-    std::fprintf(stderr, "paddock mcp: not available in this build yet\n");
-    set_exit_code(2);
-  });
+  cmd->add_option("--config", flags->config, "TOML file with environments and limits");
+  cmd->add_option("--project", flags->project, "directory the code may read (never write)");
+  cmd->add_option("--http", flags->http,
+                  "serve Streamable HTTP on ADDR:PORT (e.g. 127.0.0.1:8765) instead of stdio");
+  cmd->add_option("--allow-origin", flags->allowed_origins,
+                  "HTTP: an extra Origin to accept (localhost origins always are)");
+  cmd->add_flag("--no-warm", flags->no_warm, "start every sandbox on demand (no warm pool)");
+  cmd->callback([flags] { set_exit_code(do_mcp(*flags)); });
 }
 
 }  // namespace paddock::cli

@@ -105,17 +105,17 @@ Parsed parse_message(std::string_view raw, const ParseLimits& limits) {
   return out;
 }
 
-json make_result(const json& id, json result) {
+json result_response(const json& id, json result) {
   return json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
 }
 
-json make_error(const json& id, int code, std::string_view message, json data) {
+json error_response(const json& id, int code, std::string_view message, json data) {
   json err{{"code", code}, {"message", message}};
   if (!data.is_null()) err["data"] = std::move(data);
   return json{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(err)}};
 }
 
-json make_notification(std::string_view method, json params) {
+json notification(std::string_view method, json params) {
   json n{{"jsonrpc", "2.0"}, {"method", method}};
   if (!params.is_null()) n["params"] = std::move(params);
   return n;

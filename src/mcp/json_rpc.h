@@ -56,9 +56,9 @@ struct ParseLimits {
 // them in 2025-06-18 and paddock does not implement them for older revisions either.
 Parsed parse_message(std::string_view raw, const ParseLimits& limits = {});
 
-json make_result(const json& id, json result);
-json make_error(const json& id, int code, std::string_view message, json data = nullptr);
-json make_notification(std::string_view method, json params);
+json result_response(const json& id, json result);
+json error_response(const json& id, int code, std::string_view message, json data = nullptr);
+json notification(std::string_view method, json params);
 
 // Serialises for the wire: compact, one line, invalid UTF-8 (program output) replaced by U+FFFD.
 std::string to_wire(const json& message);

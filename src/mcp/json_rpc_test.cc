@@ -74,7 +74,7 @@ TEST(JsonRpc, RefusesHugeAndDeepMessages) {
 }
 
 TEST(JsonRpc, WireFormatIsOneLineAndSurvivesInvalidUtf8) {
-  json m = make_result(1, {{"text", std::string("a\nb\xff\xfe", 5)}});
+  json m = result_response(1, {{"text", std::string("a\nb\xff\xfe", 5)}});
   std::string w = to_wire(m);
   EXPECT_EQ(w.find('\n'), std::string::npos);
   EXPECT_NE(w.find("\\n"), std::string::npos);
@@ -82,7 +82,7 @@ TEST(JsonRpc, WireFormatIsOneLineAndSurvivesInvalidUtf8) {
 }
 
 TEST(JsonRpc, ErrorShape) {
-  json e = make_error("x", rpc_error::kMethodNotFound, "nope");
+  json e = error_response("x", rpc_error::kMethodNotFound, "nope");
   EXPECT_EQ(e["jsonrpc"], "2.0");
   EXPECT_EQ(e["id"], "x");
   EXPECT_EQ(e["error"]["code"], -32601);

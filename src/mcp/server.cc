@@ -64,11 +64,7 @@ Server::~Server() {
   }
   tick_cv_.notify_all();
   ticker_.join();
-  {
-    std::lock_guard lock(calls_mu_);
-    for (auto& w : active_calls_)
-      if (auto c = w.lock()) c->control->cancel();
-  }
+  cancel_all();
   workers_.wait_idle();
   for (const auto& handle : sessions_.remove_all())
     executor_->close_session(handle);
@@ -93,11 +89,17 @@ void Server::disconnect(const std::shared_ptr<Connection>& conn) {
 
 void Server::wait_idle() { workers_.wait_idle(); }
 
+void Server::cancel_all() {
+  std::lock_guard lock(calls_mu_);
+  for (auto& w : active_calls_)
+    if (auto c = w.lock()) c->control->cancel();
+}
+
 void Server::handle_raw(const std::shared_ptr<Connection>& conn, std::string_view raw,
                         const std::shared_ptr<Outbox>& out) {
   Parsed p = parse_message(raw, options_.parse_limits);
   if (!p.ok()) {
-    out->send(make_error(p.failure.id, p.failure.code, p.failure.message));
+    out->send(error_response(p.failure.id, p.failure.code, p.failure.message));
     out->done();
     return;
   }
@@ -129,24 +131,24 @@ void Server::handle(const std::shared_ptr<Connection>& conn, Message m,
 
   // A request.
   if (!m.params.is_null() && !m.params.is_object()) {
-    return reply(make_error(m.id, rpc_error::kInvalidParams, "params must be an object"));
+    return reply(error_response(m.id, rpc_error::kInvalidParams, "params must be an object"));
   }
-  if (m.method == "ping") return reply(make_result(m.id, json::object()));
+  if (m.method == "ping") return reply(result_response(m.id, json::object()));
   if (m.method == "initialize") {
     std::string error;
     int code = 0;
     json result = handle_initialize(*conn, m.params, error, code);
-    if (!error.empty()) return reply(make_error(m.id, code, error));
-    return reply(make_result(m.id, std::move(result)));
+    if (!error.empty()) return reply(error_response(m.id, code, error));
+    return reply(result_response(m.id, std::move(result)));
   }
   if (!conn->initialized()) {
-    return reply(make_error(m.id, rpc_error::kInvalidRequest, kNotInitialized));
+    return reply(error_response(m.id, rpc_error::kInvalidRequest, kNotInitialized));
   }
   if (m.method == "tools/list") {
-    return reply(make_result(m.id, json{{"tools", tool_definitions(tool_ctx_)}}));
+    return reply(result_response(m.id, json{{"tools", tool_definitions(tool_ctx_)}}));
   }
   if (m.method == "tools/call") return handle_tools_call(conn, m, out);
-  reply(make_error(m.id, rpc_error::kMethodNotFound, "method not found: " + m.method));
+  reply(error_response(m.id, rpc_error::kMethodNotFound, "method not found: " + m.method));
 }
 
 json Server::handle_initialize(Connection& conn, const json& params, std::string& error,
@@ -198,26 +200,26 @@ void Server::handle_tools_call(const std::shared_ptr<Connection>& conn, const Me
   };
   const json& p = m.params;
   if (!p.is_object() || !p.contains("name") || !p["name"].is_string())
-    return reply(make_error(m.id, rpc_error::kInvalidParams, "tools/call needs params.name"));
+    return reply(error_response(m.id, rpc_error::kInvalidParams, "tools/call needs params.name"));
   std::string name = p["name"].get<std::string>();
   if (!is_known_tool(name, tool_ctx_))
-    return reply(make_error(m.id, rpc_error::kInvalidParams, "unknown tool: " + name));
+    return reply(error_response(m.id, rpc_error::kInvalidParams, "unknown tool: " + name));
   json args = json::object();
   if (auto a = p.find("arguments"); a != p.end() && !a->is_null()) {
     if (!a->is_object())
-      return reply(make_error(m.id, rpc_error::kInvalidParams, "arguments must be an object"));
+      return reply(error_response(m.id, rpc_error::kInvalidParams, "arguments must be an object"));
     args = *a;
   }
 
   if (name == kListEnvironmentsTool)
-    return reply(make_result(m.id, list_environments_result(tool_ctx_, *executor_)));
-  if (name == kCloseSessionTool) return reply(make_result(m.id, close_session(*conn, args)));
+    return reply(result_response(m.id, list_environments_result(tool_ctx_, *executor_)));
+  if (name == kCloseSessionTool) return reply(result_response(m.id, close_session(*conn, args)));
 
   std::string error;
   auto exec_args = parse_execute_args(args, config_, error);
-  if (!exec_args) return reply(make_result(m.id, tool_error(error)));
+  if (!exec_args) return reply(result_response(m.id, tool_error(error)));
   if (!exec_args->session.empty() && !tool_ctx_.sessions)
-    return reply(make_result(m.id, tool_error("sessions are disabled on this server")));
+    return reply(result_response(m.id, tool_error("sessions are disabled on this server")));
 
   auto call = std::make_shared<Connection::Call>();
   call->id = m.id;
@@ -232,7 +234,7 @@ void Server::handle_tools_call(const std::shared_ptr<Connection>& conn, const Me
     std::lock_guard lock(conn->mu_);
     if (conn->closed_) return out->done();
     if (!conn->calls_.emplace(key_of(m.id), call).second)
-      return reply(make_error(m.id, rpc_error::kInvalidRequest,
+      return reply(error_response(m.id, rpc_error::kInvalidRequest,
                               "a request with this id is already in progress"));
   }
   {
@@ -305,7 +307,7 @@ void Server::finish_call(const std::shared_ptr<Connection>& conn,
     call->finished = true;
     // A cancelled request gets no response (the client has stopped waiting for it).
     if (!result.is_null() && !call->control->cancelled())
-      call->out->send(make_result(call->id, std::move(result)));
+      call->out->send(result_response(call->id, std::move(result)));
   }
   call->out->done();
 }
@@ -348,7 +350,7 @@ void Server::ticker() {
       if (elapsed <= c->last_progress) continue;  // progress must increase
       c->last_progress = elapsed;
       double total = c->timeout.count() / 1000.0;
-      c->out->send(make_notification(
+      c->out->send(notification(
           "notifications/progress",
           {{"progressToken", c->progress_token},
            {"progress", elapsed},

@@ -82,6 +82,8 @@ class Server {
 
   // Blocks until no tool call is queued or running.
   void wait_idle();
+  // Cancels every call in flight (shutdown).
+  void cancel_all();
 
   const Config& config() const { return config_; }
   const ToolContext& tool_context() const { return tool_ctx_; }

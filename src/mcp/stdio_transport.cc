@@ -66,7 +66,7 @@ void serve_stdio(Server& server, int in_fd, int out_fd, std::size_t max_line) {
       if (!nl) break;
       ++p;  // past the newline: one message is complete
       if (overlong) {
-        out->send(make_error(nullptr, rpc_error::kInvalidRequest,
+        out->send(error_response(nullptr, rpc_error::kInvalidRequest,
                              "message too large (limit " + std::to_string(max_line) + " bytes)"));
         overlong = false;
       } else {

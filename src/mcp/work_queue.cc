@@ -1,5 +1,8 @@
 #include "mcp/work_queue.h"
 
+#include <pthread.h>
+#include <signal.h>
+
 namespace paddock::mcp {
 
 WorkQueue::WorkQueue(unsigned threads) {
@@ -30,6 +33,12 @@ void WorkQueue::wait_idle() {
 }
 
 void WorkQueue::loop() {
+  // Jobs write to pipes whose readers may be gone (a killed sandbox): they get EPIPE, not a
+  // process-killing SIGPIPE.
+  sigset_t pipe;
+  sigemptyset(&pipe);
+  sigaddset(&pipe, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
   std::unique_lock lock(mu_);
   for (;;) {
     cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });

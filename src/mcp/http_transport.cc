@@ -1,0 +1,554 @@
+#include "mcp/http_transport.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "sys/unique_fd.h"
+
+namespace paddock::mcp {
+namespace {
+
+constexpr std::size_t kMaxHeaderBytes = 64 * 1024;
+constexpr int kIdleReadSeconds = 60;  // a keep-alive connection silent this long is closed
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return std::string(s);
+}
+
+struct HttpRequest {
+  std::string method, target, version;
+  std::map<std::string, std::string> headers;  // lower-case names; repeated ones joined by ", "
+  std::string body;
+  std::string header(const std::string& name) const {
+    auto it = headers.find(name);
+    return it == headers.end() ? std::string() : it->second;
+  }
+  bool has(const std::string& name) const { return headers.count(name) != 0; }
+};
+
+bool send_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = sys::retry_eintr([&] { return ::send(fd, data.data(), data.size(), MSG_NOSIGNAL); });
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+const char* reason_phrase(int status) {
+  switch (status) {
+    case 200: return "OK";
+    case 202: return "Accepted";
+    case 204: return "No Content";
+    case 400: return "Bad Request";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 411: return "Length Required";
+    case 413: return "Payload Too Large";
+    case 415: return "Unsupported Media Type";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 503: return "Service Unavailable";
+  }
+  return "Unknown";
+}
+
+std::string response_head(int status, const std::vector<std::pair<std::string, std::string>>& headers,
+                          bool keep_alive) {
+  std::string h = "HTTP/1.1 " + std::to_string(status) + " " + reason_phrase(status) + "\r\n";
+  for (const auto& [k, v] : headers) h += k + ": " + v + "\r\n";
+  h += keep_alive ? "Connection: keep-alive\r\n" : "Connection: close\r\n";
+  return h;
+}
+
+bool send_response(int fd, int status, const std::string& content_type, const std::string& body,
+                   std::vector<std::pair<std::string, std::string>> headers, bool keep_alive) {
+  if (!content_type.empty()) headers.emplace_back("Content-Type", content_type);
+  headers.emplace_back("Content-Length", std::to_string(body.size()));
+  std::string out = response_head(status, headers, keep_alive) + "\r\n" + body;
+  return send_all(fd, out);
+}
+
+// A JSON-RPC error as an HTTP response body (no id: the request could not be read).
+std::string rpc_error_body(int code, const std::string& message, const json& id = nullptr) {
+  return to_wire(error_response(id, code, message));
+}
+
+// Reads one request. 0 = ok, -1 = connection closed or timed out, else an HTTP status to send.
+int read_request(int fd, std::string& buf, HttpRequest& req, std::size_t max_body) {
+  std::size_t end;
+  while ((end = buf.find("\r\n\r\n")) == std::string::npos) {
+    if (buf.size() > kMaxHeaderBytes) return 431;
+    char tmp[16384];
+    ssize_t n = sys::retry_eintr([&] { return ::recv(fd, tmp, sizeof tmp, 0); });
+    if (n <= 0) return -1;
+    buf.append(tmp, static_cast<std::size_t>(n));
+  }
+  std::string_view head(buf.data(), end);
+  std::size_t line_end = head.find("\r\n");
+  std::string_view first = head.substr(0, line_end);
+  auto sp1 = first.find(' ');
+  auto sp2 = first.rfind(' ');
+  if (sp1 == std::string_view::npos || sp2 == sp1) return 400;
+  req.method = std::string(first.substr(0, sp1));
+  req.target = std::string(first.substr(sp1 + 1, sp2 - sp1 - 1));
+  req.version = std::string(first.substr(sp2 + 1));
+  if (req.version != "HTTP/1.1" && req.version != "HTTP/1.0") return 400;
+  std::size_t pos = line_end == std::string_view::npos ? head.size() : line_end + 2;
+  while (pos < head.size()) {
+    std::size_t e = head.find("\r\n", pos);
+    if (e == std::string_view::npos) e = head.size();
+    std::string_view line = head.substr(pos, e - pos);
+    pos = e + 2;
+    auto colon = line.find(':');
+    if (colon == std::string_view::npos || colon == 0) return 400;
+    std::string name = lower(line.substr(0, colon));
+    std::string value = trim(line.substr(colon + 1));
+    auto [it, inserted] = req.headers.emplace(name, value);
+    if (!inserted) it->second += ", " + value;
+  }
+  buf.erase(0, end + 4);
+  if (req.has("transfer-encoding")) return 501;  // chunked uploads: not needed by MCP clients
+  std::size_t length = 0;
+  if (req.has("content-length")) {
+    const std::string& cl = req.header("content-length");
+    if (cl.empty() || cl.size() > 12 || !std::all_of(cl.begin(), cl.end(), ::isdigit)) return 400;
+    length = std::stoull(cl);
+  } else if (req.method == "POST") {
+    return 411;
+  }
+  if (length > max_body) return 413;
+  while (buf.size() < length) {
+    char tmp[65536];
+    ssize_t n = sys::retry_eintr([&] { return ::recv(fd, tmp, sizeof tmp, 0); });
+    if (n <= 0) return -1;
+    buf.append(tmp, static_cast<std::size_t>(n));
+  }
+  req.body = buf.substr(0, length);
+  buf.erase(0, length);
+  return 0;
+}
+
+bool is_loopback_host(std::string_view host) {
+  return host == "localhost" || host == "127.0.0.1" || host == "[::1]" || host == "::1";
+}
+
+// "host[:port]" -> host (IPv6 stays bracketed).
+std::string host_part(std::string_view hostport) {
+  if (!hostport.empty() && hostport.front() == '[') {
+    auto close = hostport.find(']');
+    return std::string(hostport.substr(0, close == std::string_view::npos ? hostport.size() : close + 1));
+  }
+  return std::string(hostport.substr(0, hostport.find(':')));
+}
+
+bool accepts(const HttpRequest& req, std::string_view type) {
+  std::string a = lower(req.header("accept"));
+  return a.find(type) != std::string::npos || a.find("*/*") != std::string::npos;
+}
+
+// Messages for one POSTed request, handed from the server's threads to the connection thread.
+class Exchange : public Outbox {
+ public:
+  void send(const json& message) override {
+    std::lock_guard lock(mu_);
+    queue_.push_back(to_wire(message));
+    cv_.notify_all();
+  }
+  void done() override {
+    std::lock_guard lock(mu_);
+    done_ = true;
+    cv_.notify_all();
+  }
+  // Next message, or nullopt once done and drained.
+  std::optional<std::string> next() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [this] { return !queue_.empty() || done_; });
+    if (queue_.empty()) return std::nullopt;
+    std::string m = std::move(queue_.front());
+    queue_.pop_front();
+    return m;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::string> queue_;
+  bool done_ = false;
+};
+
+}  // namespace
+
+Result<HttpAddress> parse_http_address(std::string_view text) {
+  HttpAddress a;
+  std::string_view port_text = text;
+  if (!text.empty() && text.front() == '[') {
+    auto close = text.find("]:");
+    if (close == std::string_view::npos)
+      return make_error("expected [IPv6]:PORT", std::string(text));
+    a.host = std::string(text.substr(1, close - 1));
+    port_text = text.substr(close + 2);
+  } else if (auto colon = text.rfind(':'); colon != std::string_view::npos) {
+    a.host = std::string(text.substr(0, colon));
+    port_text = text.substr(colon + 1);
+    if (a.host.empty()) a.host = "127.0.0.1";
+  }
+  if (port_text.empty() || port_text.size() > 5 ||
+      !std::all_of(port_text.begin(), port_text.end(), ::isdigit))
+    return make_error("expected ADDRESS:PORT, e.g. 127.0.0.1:8765", std::string(text));
+  unsigned long port = std::stoul(std::string(port_text));
+  if (port > 65535) return make_error("port out of range", std::string(text));
+  a.port = static_cast<std::uint16_t>(port);
+  if (a.host == "localhost") a.host = "127.0.0.1";
+  return a;
+}
+
+bool origin_allowed(std::string_view origin, const std::vector<std::string>& allowed) {
+  if (origin.empty()) return true;
+  for (const auto& o : allowed)
+    if (o == origin) return true;
+  for (std::string_view scheme : {"http://", "https://"}) {
+    if (origin.substr(0, scheme.size()) != scheme) continue;
+    std::string_view rest = origin.substr(scheme.size());
+    if (rest.find('/') != std::string_view::npos) return false;
+    return is_loopback_host(host_part(rest));
+  }
+  return false;
+}
+
+struct HttpServer::Impl {
+  Server& server;
+  HttpOptions options;
+  sys::UniqueFd listener;
+  sys::UniqueFd wake_read, wake_write;  // stop() wakes the accept loop through this pipe
+  std::atomic<bool> stopping{false};
+  bool loopback = true;
+
+  struct McpSession {
+    std::shared_ptr<Connection> conn;
+    std::chrono::steady_clock::time_point last_used;
+    int active = 0;  // requests being served
+  };
+  std::mutex mu;
+  std::condition_variable cv;
+  std::map<std::string, McpSession> sessions;
+  std::size_t connections = 0;
+
+  Impl(Server& s, HttpOptions o) : server(s), options(std::move(o)) {}
+
+  void handle_connection(sys::UniqueFd fd);
+  // Returns false when the connection must be closed.
+  bool handle_request(int fd, const HttpRequest& req);
+  bool handle_post(int fd, const HttpRequest& req, bool keep_alive);
+  void reap_idle();
+};
+
+HttpServer::HttpServer(Server& server, HttpOptions options)
+    : impl_(std::make_unique<Impl>(server, std::move(options))) {}
+
+HttpServer::~HttpServer() { stop(); }
+
+Result<void> HttpServer::listen() {
+  const HttpAddress& a = impl_->options.address;
+  sockaddr_storage ss{};
+  socklen_t len = 0;
+  int family;
+  if (a.host.find(':') != std::string::npos) {
+    auto* s6 = reinterpret_cast<sockaddr_in6*>(&ss);
+    s6->sin6_family = AF_INET6;
+    s6->sin6_port = htons(a.port);
+    if (inet_pton(AF_INET6, a.host.c_str(), &s6->sin6_addr) != 1)
+      return make_error("not a numeric IPv6 address", a.host);
+    impl_->loopback = IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr);
+    len = sizeof *s6;
+    family = AF_INET6;
+  } else {
+    auto* s4 = reinterpret_cast<sockaddr_in*>(&ss);
+    s4->sin_family = AF_INET;
+    s4->sin_port = htons(a.port);
+    if (inet_pton(AF_INET, a.host.c_str(), &s4->sin_addr) != 1)
+      return make_error("not a numeric IPv4 address", a.host, "use 127.0.0.1 or localhost");
+    impl_->loopback = (ntohl(s4->sin_addr.s_addr) >> 24) == 127;
+    len = sizeof *s4;
+    family = AF_INET;
+  }
+  sys::UniqueFd fd(::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd) return errno_error("socket");
+  int one = 1;
+  ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&ss), len) != 0)
+    return errno_error("cannot bind", errno, a.host + ":" + std::to_string(a.port));
+  if (::listen(fd.get(), 128) != 0) return errno_error("listen");
+  sockaddr_storage bound{};
+  socklen_t blen = sizeof bound;
+  ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&bound), &blen);
+  port_ = ntohs(family == AF_INET ? reinterpret_cast<sockaddr_in*>(&bound)->sin_port
+                                  : reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port);
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) return errno_error("pipe");
+  impl_->wake_read.reset(p[0]);
+  impl_->wake_write.reset(p[1]);
+  impl_->listener = std::move(fd);
+  return ok_result();
+}
+
+void HttpServer::stop() {
+  if (!impl_ || impl_->stopping.exchange(true)) return;
+  if (impl_->wake_write) (void)!::write(impl_->wake_write.get(), "x", 1);
+}
+
+void HttpServer::serve() {
+  Impl& im = *impl_;
+  for (;;) {
+    pollfd pfds[2] = {{im.listener.get(), POLLIN, 0}, {im.wake_read.get(), POLLIN, 0}};
+    int r = ::poll(pfds, 2, 1000);
+    if (im.stopping) break;
+    im.reap_idle();
+    if (r <= 0 || !(pfds[0].revents & POLLIN)) continue;
+    sys::UniqueFd c(::accept4(im.listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    if (!c) continue;
+    {
+      std::lock_guard lock(im.mu);
+      if (im.connections >= im.options.max_connections) {
+        send_response(c.get(), 503, "text/plain", "too many connections\n", {}, false);
+        continue;
+      }
+      ++im.connections;
+    }
+    std::thread([&im, fd = std::move(c)]() mutable { im.handle_connection(std::move(fd)); }).detach();
+  }
+  // End every MCP session, then wait for the connection threads to go.
+  std::map<std::string, Impl::McpSession> doomed;
+  {
+    std::lock_guard lock(im.mu);
+    doomed.swap(im.sessions);
+  }
+  for (auto& [id, s] : doomed) im.server.disconnect(s.conn);
+  std::unique_lock lock(im.mu);
+  im.cv.wait_for(lock, std::chrono::seconds(5), [&] { return im.connections == 0; });
+}
+
+void HttpServer::Impl::reap_idle() {
+  std::vector<std::shared_ptr<Connection>> idle;
+  {
+    std::lock_guard lock(mu);
+    auto now = std::chrono::steady_clock::now();
+    for (auto it = sessions.begin(); it != sessions.end();) {
+      if (it->second.active == 0 && now - it->second.last_used > options.session_idle) {
+        idle.push_back(it->second.conn);
+        it = sessions.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto& c : idle) server.disconnect(c);
+}
+
+void HttpServer::Impl::handle_connection(sys::UniqueFd fd) {
+  timeval tv{kIdleReadSeconds, 0};
+  ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  int one = 1;
+  ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  std::string buf;
+  while (!stopping) {
+    HttpRequest req;
+    int status = read_request(fd.get(), buf, req, options.max_body);
+    if (status < 0) break;
+    if (status > 0) {
+      send_response(fd.get(), status, "application/json",
+                    rpc_error_body(rpc_error::kInvalidRequest, reason_phrase(status)), {}, false);
+      break;
+    }
+    if (!handle_request(fd.get(), req)) break;
+  }
+  fd.reset();
+  std::lock_guard lock(mu);
+  --connections;
+  cv.notify_all();
+}
+
+bool HttpServer::Impl::handle_request(int fd, const HttpRequest& req) {
+  bool keep_alive = req.version == "HTTP/1.1" && lower(req.header("connection")) != "close";
+  auto plain = [&](int status, const std::string& text,
+                   std::vector<std::pair<std::string, std::string>> headers = {}) {
+    send_response(fd, status, "application/json", rpc_error_body(rpc_error::kInvalidRequest, text),
+                  std::move(headers), keep_alive);
+    return keep_alive;
+  };
+  // DNS rebinding: a browser page must not reach this server through a name it controls.
+  if (!origin_allowed(req.header("origin"), options.allowed_origins))
+    return plain(403, "Forbidden: Origin not allowed");
+  if (loopback && req.has("host") && !is_loopback_host(host_part(req.header("host"))))
+    return plain(403, "Forbidden: Host must be a loopback name");
+  std::string path = req.target.substr(0, req.target.find('?'));
+  if (path != options.path) return plain(404, "Not Found: the MCP endpoint is " + options.path);
+
+  if (req.method == "POST") return handle_post(fd, req, keep_alive);
+  if (req.method == "GET") {
+    // No server-initiated messages: no standalone SSE stream (allowed by the specification).
+    return plain(405, "Method Not Allowed: this server sends no server-initiated messages",
+                 {{"Allow", "POST, DELETE"}});
+  }
+  if (req.method == "DELETE") {
+    std::string sid = req.header("mcp-session-id");
+    if (sid.empty()) return plain(400, "Bad Request: Mcp-Session-Id header required");
+    std::shared_ptr<Connection> conn;
+    {
+      std::lock_guard lock(mu);
+      auto it = sessions.find(sid);
+      if (it != sessions.end()) {
+        conn = it->second.conn;
+        sessions.erase(it);
+      }
+    }
+    if (!conn) return plain(404, "Not Found: no such session");
+    server.disconnect(conn);
+    send_response(fd, 200, "", "", {}, keep_alive);
+    return keep_alive;
+  }
+  return plain(405, "Method Not Allowed", {{"Allow", "POST, DELETE"}});
+}
+
+bool HttpServer::Impl::handle_post(int fd, const HttpRequest& req, bool keep_alive) {
+  auto fail = [&](int status, int code, const std::string& text, const json& id = nullptr) {
+    send_response(fd, status, "application/json", rpc_error_body(code, text, id), {}, keep_alive);
+    return keep_alive;
+  };
+  if (!accepts(req, "application/json") || !accepts(req, "text/event-stream"))
+    return fail(406, rpc_error::kInvalidRequest,
+                "Not Acceptable: Accept must list application/json and text/event-stream");
+  std::string ctype = lower(req.header("content-type"));
+  if (ctype.rfind("application/json", 0) != 0)
+    return fail(415, rpc_error::kInvalidRequest, "Unsupported Media Type: send application/json");
+
+  Parsed parsed = parse_message(req.body);
+  if (!parsed.ok()) return fail(400, parsed.failure.code, parsed.failure.message, parsed.failure.id);
+  Message& m = *parsed.message;
+  bool is_init = m.is_request() && m.method == "initialize";
+
+  std::string sid = req.header("mcp-session-id");
+  std::shared_ptr<Connection> conn;
+  std::vector<std::pair<std::string, std::string>> extra;
+  if (is_init) {
+    if (!sid.empty())
+      return fail(400, rpc_error::kInvalidRequest,
+                  "Bad Request: initialize must not carry an Mcp-Session-Id", m.id);
+    conn = server.connect();
+    sid = random_hex_id();
+    extra.emplace_back("Mcp-Session-Id", sid);
+  } else {
+    if (sid.empty())
+      return fail(400, rpc_error::kInvalidRequest, "Bad Request: Mcp-Session-Id header required",
+                  m.is_request() ? m.id : json(nullptr));
+    std::lock_guard lock(mu);
+    auto it = sessions.find(sid);
+    if (it == sessions.end())
+      return fail(404, rpc_error::kInvalidRequest, "Not Found: session expired or unknown",
+                  m.is_request() ? m.id : json(nullptr));
+    conn = it->second.conn;
+    it->second.last_used = std::chrono::steady_clock::now();
+    ++it->second.active;
+    std::string pv = req.header("mcp-protocol-version");
+    const auto& versions = supported_protocol_versions();
+    if (!pv.empty() && std::find(versions.begin(), versions.end(), pv) == versions.end()) {
+      --it->second.active;
+      return fail(400, rpc_error::kInvalidRequest,
+                  "Bad Request: unsupported MCP-Protocol-Version " + pv, m.is_request() ? m.id : json(nullptr));
+    }
+  }
+  struct Release {
+    Impl* im;
+    std::string sid;
+    bool active;
+    ~Release() {
+      if (!active) return;
+      std::lock_guard lock(im->mu);
+      if (auto it = im->sessions.find(sid); it != im->sessions.end()) {
+        --it->second.active;
+        it->second.last_used = std::chrono::steady_clock::now();
+      }
+    }
+  } release{this, sid, !is_init};
+
+  if (!m.is_request()) {
+    server.handle(conn, std::move(m), std::make_shared<Exchange>());
+    send_response(fd, 202, "", "", {}, keep_alive);
+    return keep_alive;
+  }
+
+  // A request: stream (SSE) when progress was asked for, otherwise one JSON body.
+  bool stream = m.method == "tools/call" && m.params.is_object() && m.params.contains("_meta") &&
+                m.params["_meta"].is_object() && m.params["_meta"].contains("progressToken");
+  auto exchange = std::make_shared<Exchange>();
+  json id = m.id;
+  server.handle(conn, std::move(m), exchange);
+  if (is_init) {
+    // Register the session only if initialize succeeded.
+    if (conn->initialized()) {
+      std::lock_guard lock(mu);
+      sessions[sid] = McpSession{conn, std::chrono::steady_clock::now(), 0};
+    } else {
+      extra.clear();
+    }
+  }
+  if (!stream) {
+    std::optional<std::string> reply, msg;
+    while ((msg = exchange->next()))
+      if (!reply) reply = std::move(msg);
+    if (!reply) {
+      send_response(fd, 202, "", "", extra, keep_alive);  // cancelled: nothing to say
+      return keep_alive;
+    }
+    return send_response(fd, 200, "application/json", *reply, extra, keep_alive) && keep_alive;
+  }
+  extra.emplace_back("Content-Type", "text/event-stream");
+  extra.emplace_back("Cache-Control", "no-cache");
+  bool ok = send_all(fd, response_head(200, extra, false) + "\r\n");
+  int event = 0;
+  while (auto msg = exchange->next()) {
+    // A client that went away does not cancel the call (per the specification); we just stop
+    // writing and let it finish.
+    if (ok) ok = send_all(fd, "id: " + std::to_string(++event) + "\nevent: message\ndata: " + *msg + "\n\n");
+  }
+  return false;  // the stream ends with the connection
+}
+
+Result<void> serve_http(Server& server, const HttpOptions& options) {
+  HttpServer http(server, options);
+  if (auto r = http.listen(); !r) return r;
+  std::string host = options.address.host.find(':') != std::string::npos
+                         ? "[" + options.address.host + "]"
+                         : options.address.host;
+  std::fprintf(stderr, "paddock mcp: serving MCP (Streamable HTTP) at http://%s:%u%s\n", host.c_str(),
+               http.port(), options.path.c_str());
+  http.serve();
+  return ok_result();
+}
+
+}  // namespace paddock::mcp

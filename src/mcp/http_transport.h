@@ -1,0 +1,64 @@
+// The Streamable HTTP transport (MCP 2025-03-26 and later): one endpoint (default /mcp) taking
+// POST (client messages; answers as application/json, or text/event-stream when the request
+// asked for progress), GET (405: this server starts no streams of its own) and DELETE (ends the
+// session). Sessions are server-minted Mcp-Session-Id values. Binds to loopback unless told
+// otherwise; Origin (and, on loopback, Host) are checked against DNS rebinding.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mcp/server.h"
+#include "paddock/result.h"
+
+namespace paddock::mcp {
+
+struct HttpAddress {
+  std::string host = "127.0.0.1";  // numeric IPv4/IPv6 or "localhost"
+  std::uint16_t port = 8765;
+};
+// "127.0.0.1:8765", "[::1]:8765", "localhost:8765", "8765" (loopback).
+Result<HttpAddress> parse_http_address(std::string_view text);
+
+struct HttpOptions {
+  HttpAddress address;
+  std::string path = "/mcp";
+  std::vector<std::string> allowed_origins;  // exact "scheme://host[:port]" values
+  std::size_t max_body = 8u << 20;
+  std::size_t max_connections = 64;
+  std::chrono::seconds session_idle{3600};   // an HTTP session unused this long is ended
+};
+
+// Whether a request's Origin may talk to us: absent (not a browser), a loopback origin, or one
+// the user allowed.
+bool origin_allowed(std::string_view origin, const std::vector<std::string>& allowed);
+
+class HttpServer {
+ public:
+  HttpServer(Server& server, HttpOptions options);
+  ~HttpServer();  // stop()
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds and listens (port 0 picks a free port: see port()).
+  Result<void> listen();
+  // Serves until stop() (from another thread or a signal thread).
+  void serve();
+  void stop();
+  std::uint16_t port() const { return port_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::uint16_t port_ = 0;
+};
+
+// listen() + serve(), printing the URL to stderr.
+Result<void> serve_http(Server& server, const HttpOptions& options);
+
+}  // namespace paddock::mcp
