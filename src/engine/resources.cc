@@ -207,16 +207,21 @@ Result<void> CgroupControl::plan(const CgroupLayout& layout) {
   if (limits_.pids && *limits_.pids == 0)
     return make_error("pids limit must be at least 1", "limits");
 
-  if (auto r = setup_v2(layout, wanted); !r) return r;
-  // v1 for what cgroup2 does not cover; memory and cpuacct also for measuring (peak, OOM, CPU).
-  std::set<std::string> v1_wanted;
-  for (const std::string& c : wanted)
-    if (!v2_has(c)) v1_wanted.insert(c);
-  if (!v2_has("memory")) v1_wanted.insert("memory");
-  if (!v2_.valid()) v1_wanted.insert("cpuacct");
-  if (v1_wanted.count("cpu")) v1_wanted.insert("cpuacct");
-  for (const std::string& c : v1_wanted)
-    if (auto r = join_v1(layout, c); !r) return r;
+  // Cgroups cost a mkdir and an rmdir per hierarchy (0.1-0.5 ms each): made only when a limit
+  // needs one, or a timeout needs a way to kill a tree that no pid namespace holds together.
+  const bool need_cgroup =
+      !wanted.empty() || (limits_.timeout && !options_.new_pid_namespace);
+  if (need_cgroup) {
+    if (auto r = setup_v2(layout, wanted); !r) return r;
+    // v1 for what cgroup2 does not cover. With neither, a pids cgroup (no limit set) still
+    // lets kill_all() find every process of the run.
+    std::set<std::string> v1_wanted;
+    for (const std::string& c : wanted)
+      if (!v2_has(c)) v1_wanted.insert(c);
+    if (!v2_.valid() && v1_wanted.empty()) v1_wanted.insert("pids");
+    for (const std::string& c : v1_wanted)
+      if (auto r = join_v1(layout, c); !r) return r;
+  }
 
   if (limits_.memory_bytes)
     if (auto r = apply_memory(report("memory", format_size(*limits_.memory_bytes))); !r) return r;

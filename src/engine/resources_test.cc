@@ -405,8 +405,20 @@ TEST_F(RealCgroups, ForkCountStopsAtTheLimit) {
   (*rc)->finish(res);
 }
 
+TEST_F(RealCgroups, NoLimitNoCgroup) {
+  // Nothing needs a cgroup: none is made (they cost a mkdir and an rmdir per hierarchy).
+  ResourceOptions o;
+  o.new_pid_namespace = true;
+  Limits l;
+  l.timeout = std::chrono::seconds(5);
+  auto rc = create_resource_control(l, layout_, o);
+  ASSERT_TRUE(rc.ok());
+  EXPECT_TRUE((*rc)->attach_fds().empty());
+}
+
 TEST_F(RealCgroups, KillAllReachesDaemonizedGrandchildren) {
   Limits l;
+  l.timeout = std::chrono::seconds(5);  // without a pid namespace this asks for a cgroup to kill
   auto rc = create_resource_control(l, layout_, {});
   ASSERT_TRUE(rc.ok());
   if ((*rc)->attach_fds().empty()) GTEST_SKIP() << "no writable cgroup (" << layout_.describe() << ")";
