@@ -66,8 +66,13 @@ class FakeFs final : public FsView {
     return out;
   }
 
+  // Like lstat(2): symlinks in the parent are followed, a final symlink is not.
   Kind kind(const std::string& abs_path) const override {
-    auto it = nodes_.find(path::normalize(abs_path));
+    std::string n = path::normalize(abs_path);
+    if (n == "/") return Kind::Dir;
+    auto dir = canonical(path::parent(n));
+    if (!dir) return Kind::Missing;
+    auto it = nodes_.find(path::join(*dir, n.substr(n.rfind('/') + 1)));
     if (it == nodes_.end()) return Kind::Missing;
     return it->second.kind;
   }

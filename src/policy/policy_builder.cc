@@ -90,8 +90,9 @@ PolicyBuilder& PolicyBuilder::allow(std::string_view p, Access access, Origin or
 }
 
 PolicyBuilder& PolicyBuilder::allow_optional(std::string_view p, Access access, Origin origin) {
+  const std::size_t before = rules_.size();
   allow(p, access, std::move(origin));
-  if (!rules_.empty() && rules_.back().given == p) rules_.back().optional = true;
+  if (rules_.size() > before) rules_.back().optional = true;
   return *this;
 }
 
@@ -316,7 +317,12 @@ Result<Policy> PolicyBuilder::build() const {
     candidates.emplace_back(path::normalize(path::join(p.home, e.path)), e.reason);
   }
   seen.clear();
-  for (const auto& [cand, reason] : candidates) {
+  for (const auto& [given_cand, reason] : candidates) {
+    // An existing entry is protected where it really is (proj/.git may be a symlink).
+    std::string cand = given_cand;
+    if (fs.kind(cand) != FsView::Kind::Missing) {
+      if (auto c = fs.canonical(cand); c) cand = *c;
+    }
     const Resolved* r = visible_through(rules, p.home, cand);
     if (r == nullptr || !grants(r->rule.access, Access::Write)) continue;
     if (named_explicitly(rules, cand)) continue;

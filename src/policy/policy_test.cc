@@ -269,6 +269,23 @@ TEST(Builder, BroadRuleDoesNotReachIntoPrivateAreas) {
   EXPECT_TRUE(root);
 }
 
+TEST(Builder, ProtectedPathsAreResolved) {
+  auto fs = debian_tree();
+  fs->dir("/home/u/work/.git-real/hooks").symlink("/home/u/work/.git", ".git-real");
+  fs->dir("/home/u/elsewhere/hooks").dir("/home/u/other").symlink("/home/u/other/.git", "../elsewhere");
+  PolicyBuilder b(fake_ctx(fs, "/home/u/work"));
+  b.allow("~/other", Access::ReadWrite, {Origin::Kind::Flag, "--allow ~/other"});
+  auto p = b.build();
+  ASSERT_TRUE(p.ok()) << p.error().describe();
+  auto prot = [&](const std::string& path) {
+    return std::any_of(p->protected_paths.begin(), p->protected_paths.end(),
+                       [&](const ProtectedPath& d) { return d.path == path; });
+  };
+  EXPECT_TRUE(prot("/home/u/work/.git-real/hooks"));  // inside the writable cwd
+  EXPECT_FALSE(prot("/home/u/work/.git/hooks"));
+  EXPECT_FALSE(prot("/home/u/elsewhere/hooks"));      // not visible: nothing to protect
+}
+
 TEST(Builder, ReadOnlyCwdHasNoProtectedPaths) {
   auto fs = debian_tree();
   PolicyBuilder b(fake_ctx(fs));
