@@ -70,8 +70,16 @@ void register_run(CLI::App& app) {
   cmd->add_flag("--exec", flags->exec,
                 "Replace paddock with the command (no footer, no pid namespace: see docs/process-model.md)");
   cmd->add_flag("--no-pty", flags->no_pty, "Do not give the command its own pseudo-terminal");
-  cmd->add_option("command", flags->command, "The command and its arguments (after --)")->required();
-  cmd->callback([flags] { set_exit_code(do_run(*flags)); });
+  cmd->add_option("command", flags->command, "The command and its arguments (after --)");
+  cmd->callback([flags] {
+    if (const auto* after = command_after_dashes()) flags->command.insert(flags->command.end(), after->begin(), after->end());
+    if (flags->command.empty()) {
+      std::fprintf(stderr, "paddock run: no command given (usage: paddock run [flags] -- COMMAND [ARGS...])\n");
+      set_exit_code(2);
+      return;
+    }
+    set_exit_code(do_run(*flags));
+  });
 }
 
 }  // namespace paddock::cli

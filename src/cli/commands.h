@@ -1,6 +1,9 @@
 // One file per command; each registers its subcommand on the app. main.cc wires them together.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include <CLI/CLI.hpp>
 
 namespace paddock::cli {
@@ -14,5 +17,7 @@ void register_mcp(CLI::App& app);
 
 void set_exit_code(int code);
 int exit_code();
+// The arguments after the first "--" on the command line (the sandboxed command), if any.
+const std::vector<std::string>* command_after_dashes();
 
 }  // namespace paddock::cli

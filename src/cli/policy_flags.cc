@@ -5,12 +5,14 @@
 namespace paddock::cli {
 
 void add_policy_flags(CLI::App* cmd, PolicyFlags& f) {
-  cmd->add_option("--allow", f.allow, "Grant read+write on PATH (repeatable)")->type_name("PATH");
-  cmd->add_option("--read", f.read, "Grant read-only (and execute) on PATH (repeatable)")->type_name("PATH");
-  cmd->add_option("--write", f.write, "Grant write-only on PATH (repeatable)")->type_name("PATH");
+  // Each occurrence takes exactly one value, so `--allow X -- cmd -c ...` never swallows the command.
+  auto one = [](CLI::Option* o) { o->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll); };
+  one(cmd->add_option("--allow", f.allow, "Grant read+write on PATH (repeatable)")->type_name("PATH"));
+  one(cmd->add_option("--read", f.read, "Grant read-only (and execute) on PATH (repeatable)")->type_name("PATH"));
+  one(cmd->add_option("--write", f.write, "Grant write-only on PATH (repeatable)")->type_name("PATH"));
   cmd->add_flag("--allow-net", f.allow_net, "Share the host network (default: no network)");
-  cmd->add_option("--env", f.env, "Pass NAME from the environment, or set NAME=VALUE (repeatable)")
-      ->type_name("NAME[=VALUE]");
+  one(cmd->add_option("--env", f.env, "Pass NAME from the environment, or set NAME=VALUE (repeatable)")
+          ->type_name("NAME[=VALUE]"));
   cmd->add_option("--profile", f.profile, "Profile NAME or FILE (default: default)")->type_name("NAME|FILE");
   cmd->add_flag("--require-namespaces", f.require_namespaces,
                 "Refuse to run when user namespaces are unavailable instead of falling back");

@@ -264,7 +264,8 @@ class Planner {
       expand(path == "/" ? "/" + name : path + "/" + name, access, denied, depth + 1);
     }
     closedir(dir);
-    out_.warnings.push_back("without namespaces, new files directly inside " + path +
+    if (access & LANDLOCK_ACCESS_FS_MAKE_REG)
+      out_.warnings.push_back("without namespaces, new files directly inside " + path +
                             " cannot be created (it holds a hidden sensitive path)");
   }
 
