@@ -206,6 +206,20 @@ TEST(Builder, RefusesHomeAndRootAsCwd) {
   EXPECT_EQ(n->find_rule("/home/u"), nullptr);
 }
 
+TEST(Builder, RootWorksInItsOwnHome) {
+  auto fs = debian_tree();
+  fs->dir("/root/proj");
+  HostContext ctx = fake_ctx(fs, "/root/proj");
+  ctx.home = "/root";
+  ctx.user = "root";
+  ctx.uid = ctx.gid = 0;
+  PolicyBuilder b(ctx);
+  b.allow("/", Access::Read, {Origin::Kind::Flag, "--read /"});
+  auto p = b.build();
+  ASSERT_TRUE(p.ok()) << p.error().describe();
+  for (const auto& d : p->denied) EXPECT_NE(d.path, "/root");
+}
+
 TEST(Builder, RefusesSensitiveCwdByDefault) {
   auto fs = debian_tree();
   auto p = PolicyBuilder(fake_ctx(fs, "/home/u/.ssh")).build();

@@ -109,8 +109,10 @@ std::vector<DeniedPath> sensitive_paths(const std::string& home) {
   std::vector<DeniedPath> out;
   out.reserve(sensitive_entries().size());
   for (const auto& e : sensitive_entries()) {
-    std::string p = e.path[0] == '/' ? std::string(e.path) : path::join(home, e.path);
-    out.push_back({path::normalize(p), e.reason});
+    std::string p = path::normalize(e.path[0] == '/' ? std::string(e.path) : path::join(home, e.path));
+    // The user's own HOME is never sensitive to the user (root's HOME is /root).
+    if (!home.empty() && path::is_at_or_under(home, p)) continue;
+    out.push_back({p, e.reason});
   }
   return out;
 }

@@ -18,7 +18,8 @@ struct SensitiveEntry {
 // The list as written (HOME-relative and absolute entries).
 const std::vector<SensitiveEntry>& sensitive_entries();
 
-// The list with HOME-relative entries made absolute against `home`.
+// The list with HOME-relative entries made absolute against `home`. Entries at or above `home`
+// itself are left out (for root, /root is HOME, not someone else's secrets).
 std::vector<DeniedPath> sensitive_paths(const std::string& home);
 
 }  // namespace paddock
