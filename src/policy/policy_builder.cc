@@ -113,19 +113,25 @@ PolicyBuilder& PolicyBuilder::network(NetMode mode) {
   return *this;
 }
 
+// Domain patterns are only checked for shape here; their grammar (hosts, wildcards, ports,
+// address ranges) belongs to the egress filter (src/net/host_rule.h), which parses them again.
+static bool plausible_domain_pattern(std::string_view p) {
+  return !p.empty() && p.find_first_of(" \t\r\n") == std::string_view::npos;
+}
+
 PolicyBuilder& PolicyBuilder::allow_domain(std::string_view pattern) {
-  if (pattern.empty() || pattern.find_first_of(" \t\n/") != std::string_view::npos) {
+  if (!plausible_domain_pattern(pattern)) {
     return fail(make_error("invalid domain pattern \"" + std::string(pattern) + "\"", {},
-                           "use host, *.domain or host:port"));
+                           "use host, *.domain, host:port or an address range (docs/network.md)"));
   }
   network_.allow_domains.emplace_back(pattern);
   return *this;
 }
 
 PolicyBuilder& PolicyBuilder::deny_domain(std::string_view pattern) {
-  if (pattern.empty() || pattern.find_first_of(" \t\n/") != std::string_view::npos) {
+  if (!plausible_domain_pattern(pattern)) {
     return fail(make_error("invalid domain pattern \"" + std::string(pattern) + "\"", {},
-                           "use host, *.domain or host:port"));
+                           "use host, *.domain, host:port or an address range (docs/network.md)"));
   }
   network_.deny_domains.emplace_back(pattern);
   return *this;

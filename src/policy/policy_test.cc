@@ -335,6 +335,7 @@ TEST(Builder, EnvNetworkAndLimitsAreCopied) {
   PolicyBuilder b(fake_ctx(debian_tree()));
   b.pass_env("GITHUB_TOKEN").pass_env("GITHUB_TOKEN").set_env("FOO", "1").set_env("FOO", "2");
   b.network(NetMode::Filtered).allow_domain("*.github.com").deny_domain("evil.example");
+  b.allow_domain("10.0.0.0/8");
   b.mutable_limits().pids = 64;
   b.require_namespaces().profile_name("claude");
   auto p = b.build();
@@ -343,7 +344,7 @@ TEST(Builder, EnvNetworkAndLimitsAreCopied) {
   ASSERT_EQ(p->env.set.size(), 1u);
   EXPECT_EQ(p->env.set[0].second, "2");
   EXPECT_EQ(p->network.mode, NetMode::Filtered);
-  EXPECT_EQ(p->network.allow_domains, std::vector<std::string>{"*.github.com"});
+  EXPECT_EQ(p->network.allow_domains, (std::vector<std::string>{"*.github.com", "10.0.0.0/8"}));
   EXPECT_EQ(p->limits.pids, 64u);
   EXPECT_TRUE(p->require_namespaces);
   EXPECT_EQ(p->profile, "claude");
