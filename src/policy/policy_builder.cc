@@ -293,15 +293,24 @@ Result<Policy> PolicyBuilder::build() const {
 
   // 4. Sensitive paths visible through some rule are denied, unless a rule names them exactly.
   std::set<std::string> seen;
+  std::vector<DeniedPath> absent_writable_denied;
   for (const auto& d : sensitive_paths(p.home)) {
     std::vector<std::string> candidates{d.path};
     if (fs.kind(d.path) != FsView::Kind::Missing) {
       if (auto c = fs.canonical(d.path); c && *c != d.path) candidates.push_back(*c);
     }
     for (const auto& cand : candidates) {
-      if (visible_through(rules, p.home, cand) == nullptr) continue;  // not visible anyway
-      if (named_explicitly(rules, cand)) continue;          // the user's per-path override
-      if (seen.insert(cand).second) p.denied.push_back({cand, d.reason});
+      const Resolved* r = visible_through(rules, p.home, cand);
+      if (r == nullptr) continue;                   // not visible anyway
+      if (named_explicitly(rules, cand)) continue;  // the user's per-path override
+      if (!seen.insert(cand).second) continue;
+      p.denied.push_back({cand, d.reason});
+      // An absent one cannot be masked, and inside a writable area the sandbox could create it
+      // (~/.aws/config with credential_process, ~/.npmrc, ~/.kube/config exec plugins: the host
+      // runs what they name). Watch it like an absent protected path.
+      if (fs.kind(cand) == FsView::Kind::Missing && grants(r->rule.access, Access::Write)) {
+        absent_writable_denied.push_back({cand, d.reason});
+      }
     }
   }
 
@@ -338,6 +347,11 @@ Result<Policy> PolicyBuilder::build() const {
     if (hidden) continue;
     if (!seen.insert(cand).second) continue;
     p.protected_paths.push_back({cand, reason, fs.kind(cand) != FsView::Kind::Missing});
+  }
+
+  for (const auto& d : absent_writable_denied) {
+    if (!seen.insert(d.path).second) continue;
+    p.protected_paths.push_back({d.path, d.reason + "; absent, watched", false});
   }
 
   p.paths.reserve(rules.size());

@@ -247,6 +247,13 @@ TEST(Builder, AllowedHomeDeniesSecretsAndProtectsRcFiles) {
   EXPECT_TRUE(prot("/home/u/.local/bin"));
   EXPECT_TRUE(prot("/home/u/proj/.git/hooks"));
   EXPECT_FALSE(prot("/home/u/.ssh/rc"));  // hidden by the .ssh mask already
+  // An absent sensitive path in a writable area cannot be masked: it is watched.
+  auto aws = std::find_if(p->protected_paths.begin(), p->protected_paths.end(),
+                          [](const ProtectedPath& d) { return d.path == "/home/u/.aws"; });
+  ASSERT_NE(aws, p->protected_paths.end());
+  EXPECT_FALSE(aws->exists);
+  EXPECT_EQ(aws->reason, "AWS credentials and config; absent, watched");
+  EXPECT_FALSE(prot("/home/u/.ssh"));  // exists: masked, not watched
 }
 
 TEST(Builder, ExactRuleLiftsDenialAndProtection) {
