@@ -209,6 +209,10 @@ Result<Policy> PolicyBuilder::build() const {
   }
   auto home = fs.canonical(path::normalize(ctx_.home));
   p.home = home ? *home : path::normalize(ctx_.home);
+  if (p.home == "/") {
+    // The sandbox's HOME is a fresh tmpfs at this path: it cannot be the root of the filesystem.
+    return make_error("HOME is the root directory", "HOME", "set HOME to a directory of its own");
+  }
 
   std::vector<Resolved> rules;
 

@@ -220,6 +220,14 @@ TEST(Builder, RootWorksInItsOwnHome) {
   for (const auto& d : p->denied) EXPECT_NE(d.path, "/root");
 }
 
+TEST(Builder, RefusesRootAsHome) {
+  HostContext ctx = fake_ctx(debian_tree());
+  ctx.home = "/";
+  auto p = PolicyBuilder(ctx).build();
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().describe(), "HOME: HOME is the root directory");
+}
+
 TEST(Builder, RefusesSensitiveCwdByDefault) {
   auto fs = debian_tree();
   auto p = PolicyBuilder(fake_ctx(fs, "/home/u/.ssh")).build();
