@@ -2,6 +2,8 @@
 // The first error wins; nothing half-valid escapes.
 #include <algorithm>
 #include <cerrno>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -73,6 +75,55 @@ bool named_explicitly(const std::vector<Resolved>& rules, const std::string& p) 
 }
 
 bool missing_errno(int e) { return e == ENOENT || e == ENOTDIR; }
+
+// Resolves many paths that share parents (~/.config/..., proj/.git/...) with few syscalls: one
+// lstat per path, and the parent's canonical form computed once. Start-up time matters.
+class Resolver {
+ public:
+  explicit Resolver(const FsView& fs) : fs_(fs) {}
+
+  // The canonical path of an existing object, or nullopt when it is absent.
+  std::optional<std::string> existing(const std::string& p) {
+    if (p == "/") return p;
+    const std::string* dir = parent_of(path::parent(p));
+    if (dir == nullptr) return std::nullopt;  // no parent, no child: not even an lstat
+    std::string at = path::join(*dir, p.substr(p.rfind('/') + 1));
+    FsView::Kind k = fs_.kind(at);
+    if (k == FsView::Kind::Missing) return std::nullopt;
+    if (k == FsView::Kind::Other) {  // a symlink (or a special file): resolve it
+      auto c = fs_.canonical(at);
+      if (!c) return std::nullopt;
+      return *c;
+    }
+    return at;
+  }
+
+ private:
+  // The canonical form of a directory, computed from its parent's with one lstat; nullptr when
+  // it is absent or not a directory.
+  const std::string* parent_of(const std::string& dir) {
+    if (dir == "/") return &root_;
+    auto it = dirs_.find(dir);
+    if (it != dirs_.end()) return it->second ? &*it->second : nullptr;
+    std::optional<std::string> result;
+    if (const std::string* up = parent_of(path::parent(dir))) {
+      std::string at = path::join(*up, dir.substr(dir.rfind('/') + 1));
+      FsView::Kind k = fs_.kind(at);
+      if (k == FsView::Kind::Dir) {
+        result = at;
+      } else if (k == FsView::Kind::Other) {
+        if (auto c = fs_.canonical(at); c && fs_.kind(*c) == FsView::Kind::Dir) result = *c;
+      }
+    }
+    it = dirs_.emplace(dir, std::move(result)).first;
+    return it->second ? &*it->second : nullptr;
+  }
+
+  const std::string root_ = "/";
+
+  const FsView& fs_;
+  std::map<std::string, std::optional<std::string>> dirs_;
+};
 
 }  // namespace
 
@@ -296,13 +347,13 @@ Result<Policy> PolicyBuilder::build() const {
   for (auto& r : user_rules) put_rule(rules, std::move(r));
 
   // 4. Sensitive paths visible through some rule are denied, unless a rule names them exactly.
+  Resolver resolver(fs);
   std::set<std::string> seen;
   std::vector<DeniedPath> absent_writable_denied;
   for (const auto& d : sensitive_paths(p.home)) {
     std::vector<std::string> candidates{d.path};
-    if (fs.kind(d.path) != FsView::Kind::Missing) {
-      if (auto c = fs.canonical(d.path); c && *c != d.path) candidates.push_back(*c);
-    }
+    const std::optional<std::string> real = resolver.existing(d.path);
+    if (real && *real != d.path) candidates.push_back(*real);
     for (const auto& cand : candidates) {
       const Resolved* r = visible_through(rules, p.home, cand);
       if (r == nullptr) continue;                   // not visible anyway
@@ -312,7 +363,7 @@ Result<Policy> PolicyBuilder::build() const {
       // An absent one cannot be masked, and inside a writable area the sandbox could create it
       // (~/.aws/config with credential_process, ~/.npmrc, ~/.kube/config exec plugins: the host
       // runs what they name). Watch it like an absent protected path.
-      if (fs.kind(cand) == FsView::Kind::Missing && grants(r->rule.access, Access::Write)) {
+      if (!real && grants(r->rule.access, Access::Write)) {
         absent_writable_denied.push_back({cand, d.reason});
       }
     }
@@ -338,10 +389,8 @@ Result<Policy> PolicyBuilder::build() const {
   seen.clear();
   for (const auto& [given_cand, reason] : candidates) {
     // An existing entry is protected where it really is (proj/.git may be a symlink).
-    std::string cand = given_cand;
-    if (fs.kind(cand) != FsView::Kind::Missing) {
-      if (auto c = fs.canonical(cand); c) cand = *c;
-    }
+    const std::optional<std::string> real = resolver.existing(given_cand);
+    const std::string& cand = real ? *real : given_cand;
     const Resolved* r = visible_through(rules, p.home, cand);
     if (r == nullptr || !grants(r->rule.access, Access::Write)) continue;
     if (named_explicitly(rules, cand)) continue;
@@ -350,7 +399,7 @@ Result<Policy> PolicyBuilder::build() const {
     });
     if (hidden) continue;
     if (!seen.insert(cand).second) continue;
-    p.protected_paths.push_back({cand, reason, fs.kind(cand) != FsView::Kind::Missing});
+    p.protected_paths.push_back({cand, reason, real.has_value()});
   }
 
   for (const auto& d : absent_writable_denied) {
