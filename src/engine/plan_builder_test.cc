@@ -1,0 +1,140 @@
+// The filesystem plan, without the kernel: which mounts and Landlock rules a policy becomes.
+#include "engine/plan_builder.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+
+#include "sys/syscalls.h"
+
+namespace paddock::engine {
+namespace {
+
+class PlanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/paddock-plan-test.XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    root_ = tmpl;
+    home_ = root_ + "/home";
+    project_ = home_ + "/src/proj";
+    ASSERT_EQ(system(("mkdir -p " + project_ + "/.git/hooks " + home_ + "/.ssh").c_str()), 0);
+    std::ofstream(home_ + "/.ssh/id_ed25519") << "key";
+    std::ofstream(project_ + "/.git/config") << "[core]";
+  }
+  void TearDown() override { (void)system(("rm -rf " + root_).c_str()); }
+
+  Policy policy(bool allow_home) {
+    HostContext ctx;
+    ctx.cwd = project_;
+    ctx.home = home_;
+    ctx.user = "u";
+    ctx.fs = real_fs();
+    PolicyBuilder b(ctx);
+    if (allow_home) b.allow(home_, Access::ReadWrite, {Origin::Kind::Flag, "--allow ~"});
+    auto p = b.build();
+    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().describe());
+    return p.ok() ? p.value() : Policy{};
+  }
+
+  static const MountOp* find(const FsPlan& plan, const std::string& label, MountOp::Kind kind) {
+    for (const auto& op : plan.mounts)
+      if (op.label == label && op.kind == kind) return &op;
+    return nullptr;
+  }
+  static std::size_t index_of(const FsPlan& plan, const MountOp* op) {
+    return static_cast<std::size_t>(op - plan.mounts.data());
+  }
+
+  std::string root_, home_, project_;
+};
+
+TEST_F(PlanTest, DefaultPolicyMountsProjectRwSystemRoFreshHome) {
+  FsPlanInputs in;
+  in.landlock_abi = 6;
+  auto plan = plan_filesystem(policy(false), in);
+  ASSERT_TRUE(plan.ok()) << plan.error().describe();
+  const MountOp* proj = find(*plan, project_, MountOp::Kind::Bind);
+  ASSERT_NE(proj, nullptr);
+  EXPECT_FALSE(proj->readonly);
+  EXPECT_TRUE(proj->check_inode);
+  const MountOp* usr = find(*plan, "/usr", MountOp::Kind::Bind);
+  ASSERT_NE(usr, nullptr);
+  EXPECT_TRUE(usr->readonly);
+  const MountOp* home = find(*plan, home_, MountOp::Kind::Tmpfs);
+  ASSERT_NE(home, nullptr);
+  // The project below HOME is mounted after (on top of) the fresh HOME.
+  EXPECT_LT(index_of(*plan, home), index_of(*plan, proj));
+  EXPECT_NE(find(*plan, "/tmp", MountOp::Kind::Tmpfs), nullptr);
+  EXPECT_NE(find(*plan, "/proc", MountOp::Kind::Proc), nullptr);
+  EXPECT_NE(find(*plan, "/proc/sys", MountOp::Kind::Protect), nullptr);
+  EXPECT_NE(find(*plan, "/dev/null", MountOp::Kind::DevNode), nullptr);
+  EXPECT_EQ(find(*plan, "/dev/sda", MountOp::Kind::DevNode), nullptr);
+  // Existing hooks and git config in the writable project are re-bound read-only.
+  EXPECT_NE(find(*plan, project_ + "/.git/hooks", MountOp::Kind::Protect), nullptr);
+  EXPECT_NE(find(*plan, project_ + "/.git/config", MountOp::Kind::Protect), nullptr);
+  // The root is sealed read-only last.
+  EXPECT_EQ(plan->remount_ro_at_end.back(), "/");
+}
+
+TEST_F(PlanTest, SensitivePathInsideAllowedHomeIsMaskedAfterTheBind) {
+  FsPlanInputs in;
+  in.landlock_abi = 6;
+  auto plan = plan_filesystem(policy(true), in);
+  ASSERT_TRUE(plan.ok()) << plan.error().describe();
+  const MountOp* home = find(*plan, home_, MountOp::Kind::Bind);
+  const MountOp* ssh = find(*plan, home_ + "/.ssh", MountOp::Kind::MaskDir);
+  ASSERT_NE(home, nullptr);
+  ASSERT_NE(ssh, nullptr);
+  EXPECT_LT(index_of(*plan, home), index_of(*plan, ssh));
+  EXPECT_EQ(find(*plan, home_, MountOp::Kind::Tmpfs), nullptr);
+  EXPECT_NE(std::find(plan->remount_ro_at_end.begin(), plan->remount_ro_at_end.end(), home_ + "/.ssh"),
+            plan->remount_ro_at_end.end());
+}
+
+TEST_F(PlanTest, LandlockRightsFollowAccess) {
+  EXPECT_EQ(landlock_access_for(Access::Read, 6) & LANDLOCK_ACCESS_FS_WRITE_FILE, 0u);
+  EXPECT_NE(landlock_access_for(Access::Read, 6) & LANDLOCK_ACCESS_FS_EXECUTE, 0u);
+  EXPECT_EQ(landlock_access_for(Access::Write, 6) & LANDLOCK_ACCESS_FS_READ_FILE, 0u);
+  EXPECT_NE(landlock_access_for(Access::Write, 6) & LANDLOCK_ACCESS_FS_MAKE_REG, 0u);
+  // Never device nodes.
+  EXPECT_EQ(landlock_access_for(Access::ReadWrite, 6) & LANDLOCK_ACCESS_FS_MAKE_CHAR, 0u);
+  // Downgrade: ABI 1 knows neither REFER nor TRUNCATE.
+  EXPECT_EQ(landlock_handled_fs(1) & (LANDLOCK_ACCESS_FS_REFER | LANDLOCK_ACCESS_FS_TRUNCATE), 0u);
+  EXPECT_NE(landlock_handled_fs(3) & LANDLOCK_ACCESS_FS_TRUNCATE, 0u);
+  EXPECT_NE(landlock_handled_fs(5) & LANDLOCK_ACCESS_FS_IOCTL_DEV, 0u);
+  EXPECT_EQ(landlock_handled_fs(0), 0u);
+}
+
+TEST_F(PlanTest, FallbackSplitsRuleAroundSensitivePath) {
+  FsPlanInputs in;
+  in.landlock_abi = 6;
+  in.namespaces = false;
+  in.fallback_home = root_ + "/fh";
+  auto plan = plan_filesystem(policy(true), in);
+  ASSERT_TRUE(plan.ok()) << plan.error().describe();
+  EXPECT_TRUE(plan->mounts.empty());
+  bool home_whole = false, ssh = false, src = false;
+  for (const auto& r : plan->landlock.rules) {
+    if (r.path == home_ && (r.access & LANDLOCK_ACCESS_FS_READ_FILE)) home_whole = true;
+    if (r.path.rfind(home_ + "/.ssh", 0) == 0) ssh = true;
+    if (r.path == home_ + "/src") src = true;
+  }
+  EXPECT_FALSE(home_whole) << "HOME must not be granted whole: it holds ~/.ssh";
+  EXPECT_FALSE(ssh);
+  EXPECT_TRUE(src);
+}
+
+TEST_F(PlanTest, NoIsolationAtAllIsRefused) {
+  FsPlanInputs in;
+  in.landlock_abi = 0;
+  in.namespaces = false;
+  EXPECT_FALSE(plan_filesystem(policy(false), in).ok());
+}
+
+}  // namespace
+}  // namespace paddock::engine
