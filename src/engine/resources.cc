@@ -91,6 +91,14 @@ class CgroupControl final : public ResourceControl {
     return out;
   }
   std::vector<RlimitSpec> rlimits() const override { return rlimits_; }
+  Result<void> attach(pid_t pid) override {
+    const std::string s = std::to_string(pid);
+    for (int fd : attach_fds()) {
+      ssize_t n = sys::retry_eintr([&] { return ::write(fd, s.data(), s.size()); });
+      if (n != static_cast<ssize_t>(s.size())) return errno_error("cannot move process " + s + " into its cgroup", errno, "join cgroup");
+    }
+    return ok_result();
+  }
   void started(pid_t pid) override { pid_ = pid; }
   bool kill_all() override;
   void finish(RunResult& result) override;

@@ -405,6 +405,48 @@ TEST_F(RealCgroups, ForkCountStopsAtTheLimit) {
   (*rc)->finish(res);
 }
 
+TEST_F(RealCgroups, ParentCanAttachTheChild) {
+  REQUIRE_CGROUP("pids");
+  Limits l;
+  l.pids = 5;
+  auto rc = create_resource_control(l, layout_, {});
+  ASSERT_TRUE(rc.ok());
+  int go[2];
+  ASSERT_EQ(pipe(go), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    char c;
+    close(go[1]);
+    if (read(go[0], &c, 1) != 1) _exit(100);
+    int started = 0;
+    std::vector<pid_t> kids;
+    for (int i = 0; i < 20; ++i) {
+      pid_t p = fork();
+      if (p < 0) break;
+      if (p == 0) {
+        pause();
+        _exit(0);
+      }
+      kids.push_back(p);
+      ++started;
+    }
+    for (pid_t k : kids) kill(k, SIGKILL);
+    for (pid_t k : kids) waitpid(k, nullptr, 0);
+    _exit(started);
+  }
+  close(go[0]);
+  ASSERT_TRUE((*rc)->attach(pid).ok());
+  ASSERT_EQ(write(go[1], "g", 1), 1);
+  close(go[1]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 4);  // 5 tasks: the child and 4 more
+  RunResult res;
+  (*rc)->finish(res);
+  EXPECT_TRUE(find(res.limits, "pids")->hit);
+}
+
 TEST_F(RealCgroups, NoLimitNoCgroup) {
   // Nothing needs a cgroup: none is made (they cost a mkdir and an rmdir per hierarchy).
   ResourceOptions o;
