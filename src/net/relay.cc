@@ -11,7 +11,11 @@
 
 namespace paddock::net {
 namespace {
-constexpr std::size_t kPipeCap = 64 * 1024;  // the default pipe size; no F_SETPIPE_SZ (per-user quota)
+// Pipes start at the default size; a direction that fills its pipe (a bulk transfer) gets a
+// bigger one, once. Small connections never grow, which keeps within the per-user pipe quota
+// (fs.pipe-user-pages-soft) when many are open.
+constexpr std::size_t kPipeDefault = 64 * 1024;
+constexpr int kPipeBulk = 1024 * 1024;
 constexpr std::uint64_t kWakeTag = ~0ull;
 std::uint64_t tag(std::uint64_t id, int side) { return id << 1 | static_cast<std::uint64_t>(side); }
 }  // namespace
@@ -46,6 +50,8 @@ void Relay::add(sys::UniqueFd a, sys::UniqueFd b, Done done) {
     }
     d.pipe_r.reset(fds[0]);
     d.pipe_w.reset(fds[1]);
+    int sz = ::fcntl(fds[1], F_GETPIPE_SZ);
+    d.cap = sz > 0 ? static_cast<std::size_t>(sz) : kPipeDefault;
   }
   {
     std::lock_guard lock(mu_);
@@ -110,8 +116,13 @@ bool Relay::pump(Pair& p, int d) {
   int dst = p.fd[1 - d].get();
   for (int round = 0; round < 16; ++round) {
     bool progress = false;
-    if (!dir.src_eof && dir.pending < kPipeCap) {
-      ssize_t n = ::splice(src, nullptr, dir.pipe_w.get(), nullptr, kPipeCap - dir.pending,
+    if (dir.pending == dir.cap && !dir.grown) {
+      dir.grown = true;
+      int sz = ::fcntl(dir.pipe_w.get(), F_SETPIPE_SZ, kPipeBulk);
+      if (sz > 0 && static_cast<std::size_t>(sz) > dir.cap) dir.cap = static_cast<std::size_t>(sz);
+    }
+    if (!dir.src_eof && dir.pending < dir.cap) {
+      ssize_t n = ::splice(src, nullptr, dir.pipe_w.get(), nullptr, dir.cap - dir.pending,
                            SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
       if (n > 0) {
         dir.pending += static_cast<std::size_t>(n);
@@ -149,7 +160,7 @@ void Relay::rearm(Pair& p) {
     std::uint32_t want = 0;
     const Direction& out = p.dir[s];     // s reads
     const Direction& in = p.dir[1 - s];  // s is written to
-    if (!out.src_eof && out.pending < kPipeCap) want |= EPOLLIN;
+    if (!out.src_eof && out.pending < out.cap) want |= EPOLLIN;
     if (in.pending > 0) want |= EPOLLOUT;
     if (want != p.armed[s]) {
       epoll_event ev{};

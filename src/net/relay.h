@@ -38,6 +38,8 @@ class Relay {
   struct Direction {
     sys::UniqueFd pipe_r, pipe_w;
     std::size_t pending = 0;  // bytes in the pipe
+    std::size_t cap = 0;      // the pipe's size
+    bool grown = false;       // tried to enlarge the pipe (once, when it first filled up)
     bool src_eof = false;
     bool shut = false;        // dst write side shut down
     std::uint64_t bytes = 0;
