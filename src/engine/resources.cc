@@ -265,6 +265,7 @@ Result<void> CgroupControl::plan(const CgroupLayout& layout) {
   if (!unenforceable_.empty()) {
     std::string what;
     for (const std::string& u : unenforceable_) what += (what.empty() ? "" : "; ") + u;
+    if (!v2_note_.empty()) what += "; " + v2_note_;
     if (!limits_.best_effort)
       return make_error("cannot enforce " + what, "limits",
                         "run as root, run inside a delegated cgroup (docs/limits.md), or pass "
