@@ -369,6 +369,16 @@ Result<Policy> PolicyBuilder::build() const {
     }
   }
 
+  // The default cwd must not be a sensitive path reached through a symlink either.
+  if (cwd_default && !cwd_explicit_) {
+    for (const auto& d : p.denied) {
+      if (path::is_at_or_under(p.cwd, d.path)) {
+        return make_error("the current directory is a sensitive path (" + d.reason + ")", p.cwd,
+                          "pass --allow " + p.cwd + " explicitly if you really mean it");
+      }
+    }
+  }
+
   // 5. Protected paths inside writable areas stay read-only, unless a rule names them exactly.
   std::vector<std::pair<std::string, std::string>> candidates;
   for (const auto& r : rules) {

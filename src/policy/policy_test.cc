@@ -233,6 +233,17 @@ TEST(Builder, RefusesSensitiveCwdByDefault) {
   auto p = PolicyBuilder(fake_ctx(fs, "/home/u/.ssh")).build();
   ASSERT_FALSE(p.ok());
   EXPECT_NE(p.error().message.find("sensitive"), std::string::npos);
+
+  // Also through a symlink: ~/.gnupg -> /srv/gnupg, cwd /srv/gnupg.
+  fs->dir("/srv/gnupg").symlink("/home/u/.gnupg", "/srv/gnupg");
+  auto q = PolicyBuilder(fake_ctx(fs, "/srv/gnupg")).build();
+  ASSERT_FALSE(q.ok());
+  EXPECT_EQ(q.error().describe(),
+            "/srv/gnupg: the current directory is a sensitive path (GnuPG private keys and trust database)");
+
+  PolicyBuilder explicit_cwd(fake_ctx(fs, "/srv/gnupg"));
+  explicit_cwd.allow(".", Access::Read, {Origin::Kind::Flag, "--read ."});
+  EXPECT_TRUE(explicit_cwd.build().ok());
 }
 
 TEST(Builder, AllowedHomeDeniesSecretsAndProtectsRcFiles) {
