@@ -60,6 +60,9 @@ struct RunOptions {
   // Write the effective policy to a file inside the sandbox and name it in PADDOCK_POLICY.
   bool expose_policy = true;
   std::shared_ptr<CancelToken> cancel;
+  // Test-only name map for the egress filter (NetMode::Filtered): NAME -> ADDR instead of the
+  // host resolver (`--resolve NAME:ADDR`). docs/network.md.
+  std::vector<std::pair<std::string, std::string>> test_resolve;
 };
 
 // How one requested limit was enforced (for the report and the footer).
@@ -88,6 +91,7 @@ struct RunResult {
 
   std::string isolation;              // "namespaces+landlock(6)+seccomp", "landlock(6)+seccomp"
   std::vector<std::string> warnings;  // degraded isolation, created protected files, ...
+  std::vector<std::string> denied_hosts;  // network: "host:port" the egress filter refused
   bool timed_out = false;
   bool oom = false;       // killed by the memory limit
   bool cancelled = false;

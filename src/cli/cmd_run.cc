@@ -5,7 +5,10 @@
 
 #include "cli/commands.h"
 #include "cli/footer.h"
+#include "cli/limit_flags.h"
+#include "cli/net_flags.h"
 #include "cli/policy_flags.h"
+#include "engine/report.h"
 #include "paddock/sandbox.h"
 
 namespace paddock::cli {
@@ -13,6 +16,8 @@ namespace {
 
 struct RunFlags {
   PolicyFlags policy;
+  LimitFlags limits;
+  NetFlags net;
   std::vector<std::string> command;
   bool no_diagnostics = false;
   bool exec = false;
@@ -35,6 +40,17 @@ int do_run(const RunFlags& f) {
     print_error(r.error());
     return 2;
   }
+  if (auto r = apply_limit_flags(f.limits, builder); !r) {
+    print_error(r.error());
+    return 2;
+  }
+  NetFlags net = f.net;
+  net.allow_net = f.policy.allow_net;
+  net::EgressOptions egress;
+  if (auto r = apply_net_flags(net, builder, egress); !r) {
+    print_error(r.error());
+    return 2;
+  }
   auto policy = builder.build();
   if (!policy) {
     print_error(policy.error());
@@ -43,6 +59,7 @@ int do_run(const RunFlags& f) {
   RunOptions opts;
   opts.argv = f.command;
   opts.pty = !f.no_pty;
+  opts.test_resolve = egress.resolve;
   if (f.exec) {
     auto r = exec_in_place(*policy, opts);
     print_error(r.error());  // only returns on failure
@@ -56,7 +73,18 @@ int do_run(const RunFlags& f) {
   for (const auto& w : res->warnings) std::fprintf(stderr, "[paddock] warning: %s\n", w.c_str());
   std::string failure = res->failure_message();
   if (!failure.empty()) std::fprintf(stderr, "paddock: %s\n", failure.c_str());
-  if (!f.no_diagnostics) print_prefixed(footer_lines(*res, *policy, {}));
+  if (!f.limits.report.empty()) {
+    if (auto w = write_report_file(f.limits.report, run_report(*res, *policy, f.command)); !w)
+      print_error(w.error());
+  }
+  if (!f.no_diagnostics) {
+    std::vector<std::string> extra = limit_footer_lines(*res);
+    for (const auto& h : res->denied_hosts) {
+      std::string host = h.substr(0, h.rfind(':'));
+      extra.push_back("network: blocked " + h + " — allow with --allow-domain " + host);
+    }
+    print_prefixed(footer_lines(*res, *policy, extra));
+  }
   return res->shell_code();
 }
 
@@ -66,6 +94,8 @@ void register_run(CLI::App& app) {
   auto flags = std::make_shared<RunFlags>();
   auto* cmd = app.add_subcommand("run", "Run a command confined to the current project");
   add_policy_flags(cmd, flags->policy);
+  add_limit_flags(cmd, flags->limits);
+  add_net_flags(cmd, flags->net);
   cmd->add_flag("--no-diagnostics", flags->no_diagnostics, "No [paddock] footer when the command fails");
   cmd->add_flag("--exec", flags->exec,
                 "Replace paddock with the command (no footer, no pid namespace: see docs/process-model.md)");

@@ -5,7 +5,9 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/net_flags.h"
 #include "cli/policy_flags.h"
+#include "net/domain_policy.h"
 #include "paddock/sandbox.h"
 #include "paddock/why.h"
 
@@ -14,7 +16,10 @@ namespace {
 
 struct WhyFlags {
   PolicyFlags policy;
+  NetFlags net;
   std::string path;
+  std::string host;
+  int port = 0;
   std::string op = "read";
   bool self = false;
   bool json = false;
@@ -50,9 +55,22 @@ int do_why(const WhyFlags& f) {
     if (!ctx) return fail(ctx.error());
     PolicyBuilder b(*ctx);
     if (auto r = apply_policy_flags(f.policy, *ctx, b); !r) return fail(r.error());
+    NetFlags net = f.net;
+    net.allow_net = f.policy.allow_net;
+    net::EgressOptions unused;
+    if (auto r = apply_net_flags(net, b, unused); !r) return fail(r.error());
     policy = b.build();
   }
   if (!policy) return fail(policy.error());
+  if (!f.host.empty()) {
+    if (f.port < 0 || f.port > 65535) return fail(make_error("--port must be 0-65535", "--port"));
+    auto d = net::explain_host(policy->network, f.host, static_cast<std::uint16_t>(f.port));
+    if (!d) return fail(d.error());
+    if (f.json) std::printf("%s\n", net::to_json(*d).dump(2).c_str());
+    else std::printf("%s", net::to_text(*d).c_str());
+    return d->verdict.allowed ? 0 : 1;
+  }
+  if (f.path.empty()) return fail(make_error("give --path PATH or --host HOST", "why"));
   Decision d = explain_path(*policy, f.path, *op, *real_fs());
   if (f.json) std::printf("%s\n", to_json(d).dump(2).c_str());
   else std::printf("%s", to_text(d).c_str());
@@ -64,11 +82,14 @@ int do_why(const WhyFlags& f) {
 void register_why(CLI::App& app) {
   auto flags = std::make_shared<WhyFlags>();
   auto* cmd = app.add_subcommand("why", "Explain which rule allows or denies an access");
-  cmd->add_option("--path", flags->path, "The path to ask about")->required();
+  cmd->add_option("--path", flags->path, "The path to ask about");
+  cmd->add_option("--host", flags->host, "A host name to ask about (network policy)");
+  cmd->add_option("--port", flags->port, "With --host: the port (default: any)");
   cmd->add_option("--op", flags->op, "read, write or exec (default: read)");
   cmd->add_flag("--self", flags->self, "Answer from inside a sandbox, from the policy in PADDOCK_POLICY");
   cmd->add_flag("--json", flags->json, "Stable JSON output (docs/why.md)");
   add_policy_flags(cmd, flags->policy);
+  add_net_flags(cmd, flags->net);
   cmd->footer("Exit status: 0 allowed, 1 denied, 2 usage or policy error.");
   cmd->callback([flags] { set_exit_code(do_why(*flags)); });
 }

@@ -398,6 +398,10 @@ Result<RunResult> Launch::wait() {
       res.setup_detail = "exited before reporting";
     }
   }
+  if (!hidden_command.empty() &&
+      (res.status == RunResult::Status::NotFound || res.status == RunResult::Status::NotExecutable))
+    res.warnings.push_back(hidden_command + " exists on the host but the sandbox cannot see it; grant it with --read " +
+                           hidden_command + " (or its directory)");
   res.wall = std::chrono::steady_clock::now() - start_time;
   res.user_cpu_s = static_cast<double>(rusage_.ru_utime.tv_sec) + rusage_.ru_utime.tv_usec / 1e6;
   res.sys_cpu_s = static_cast<double>(rusage_.ru_stime.tv_sec) + rusage_.ru_stime.tv_usec / 1e6;
@@ -405,7 +409,7 @@ Result<RunResult> Launch::wait() {
   resources->finish(res);
   if (egress) {
     egress->stop();
-    for (const std::string& h : egress->denied_hosts()) res.warnings.push_back("network: denied " + h);
+    res.denied_hosts = egress->denied_hosts();
   }
   // Protected paths that did not exist and now do: the host may run them later.
   for (const ProtectedPath& p : policy->protected_paths) {

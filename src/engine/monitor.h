@@ -38,6 +38,7 @@ class Launch final : public Execution {
   std::string fallback_dir;
   std::vector<std::string> warnings;
   std::string exec_path;
+  std::string hidden_command;  // found on the host's PATH but not visible inside
   std::string isolation;
   bool namespaces = false;
   pid_t child_pid = -1;

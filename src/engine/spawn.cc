@@ -24,6 +24,7 @@
 #include "engine/seccomp_policy.h"
 #include "paddock/features.h"
 #include "paddock/sandbox.h"
+#include "paddock/why.h"
 #include "sys/syscalls.h"
 
 extern char** environ;
@@ -66,14 +67,22 @@ int move_high(int fd) {
   return n;
 }
 
-std::string find_in_path(const std::string& cmd, const std::vector<std::string>& env, const std::string& cwd) {
+// Looks argv[0] up in the sandbox's PATH, preferring a candidate the sandbox can see. When only
+// invisible ones exist (e.g. ~/.local/bin under the fresh HOME), returns the first so the error
+// names it; *visible tells which case it is.
+std::string find_in_path(const std::string& cmd, const std::vector<std::string>& env, const Policy& policy,
+                         bool* visible) {
+  auto sees = [&](const std::string& p) { return explain_path(policy, p, Op::Exec, *real_fs()).allowed; };
+  const std::string& cwd = policy.cwd;
   if (cmd.find('/') != std::string::npos) {
-    if (cmd[0] == '/') return cmd;
-    return cwd + "/" + cmd;
+    std::string p = cmd[0] == '/' ? cmd : cwd + "/" + cmd;
+    *visible = sees(p);
+    return p;
   }
   std::string path = "/usr/local/bin:/usr/bin:/bin";
   for (const std::string& e : env)
     if (e.rfind("PATH=", 0) == 0) path = e.substr(5);
+  std::string first_hidden;
   std::size_t start = 0;
   while (start <= path.size()) {
     std::size_t end = path.find(':', start);
@@ -82,10 +91,17 @@ std::string find_in_path(const std::string& cmd, const std::vector<std::string>&
     if (dir.empty()) dir = cwd;
     std::string cand = dir + "/" + cmd;
     struct stat st;
-    if (stat(cand.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(cand.c_str(), X_OK) == 0) return cand;
+    if (stat(cand.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(cand.c_str(), X_OK) == 0) {
+      if (sees(cand)) {
+        *visible = true;
+        return cand;
+      }
+      if (first_hidden.empty()) first_hidden = cand;
+    }
     start = end + 1;
   }
-  return "";
+  *visible = false;
+  return first_hidden;
 }
 
 void set_env(std::vector<std::string>& env, const std::string& name, const std::string& value) {
@@ -200,7 +216,9 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   unsigned uid = getuid(), gid = getgid();
   plan.uid_map = std::to_string(uid) + " " + std::to_string(uid) + " 1\n";
   plan.gid_map = std::to_string(gid) + " " + std::to_string(gid) + " 1\n";
-  plan.exec_path = find_in_path(opts.argv[0], env, policy.cwd);
+  bool visible = false;
+  plan.exec_path = find_in_path(opts.argv[0], env, policy, &visible);
+  if (!plan.exec_path.empty() && !visible) launch.hidden_command = plan.exec_path;
   plan.argv_storage = opts.argv;
   plan.envp_storage = env;
   plan.finalize_exec_arrays();
@@ -228,6 +246,7 @@ Result<std::unique_ptr<Launch>> prepare(const Policy& policy, const RunOptions& 
   if (!rc) return std::move(rc).take_error();
   launch->resources = std::move(rc.value());
   if (policy.network.mode == NetMode::Filtered) {
+    launch->egress_options.resolve = opts.test_resolve;
     auto ef = net::create_egress_filter(policy.network, launch->egress_options);
     if (!ef) return std::move(ef).take_error();
     launch->egress = std::move(ef.value());
