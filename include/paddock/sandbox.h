@@ -38,6 +38,15 @@ class CancelToken {
   int fd_ = -1;
 };
 
+// A mount at a path of its own inside the sandbox (not the host path): the MCP server's fresh
+// /workspace and read-only /project. Needs namespaces.
+struct SandboxMount {
+  std::string sandbox_path;  // absolute
+  std::string host_path;     // empty: a fresh tmpfs
+  Access access = Access::ReadWrite;
+  std::uint64_t tmpfs_size_bytes = 0;  // 0: half of RAM (tmpfs default)
+};
+
 struct RunOptions {
   std::vector<std::string> argv;          // argv[0] is looked up in PATH (the sandbox's PATH)
   std::optional<std::vector<std::string>> host_env;  // default: this process's environment
@@ -63,6 +72,10 @@ struct RunOptions {
   // Test-only name map for the egress filter (NetMode::Filtered): NAME -> ADDR instead of the
   // host resolver (`--resolve NAME:ADDR`). docs/network.md.
   std::vector<std::pair<std::string, std::string>> test_resolve;
+  // Extra mounts at paths of their own, applied after the policy's (so they win at their path).
+  std::vector<SandboxMount> mounts;
+  // Start in this directory instead of policy.cwd (e.g. "/workspace").
+  std::optional<std::string> cwd;
 };
 
 // How one requested limit was enforced (for the report and the footer).

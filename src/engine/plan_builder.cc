@@ -197,6 +197,28 @@ class Planner {
       ll(target, LANDLOCK_ACCESS_FS_READ_FILE);
     }
 
+    // Extra mounts at their own paths (RunOptions::mounts): after everything at their path.
+    for (const SandboxMount& m : in_.extra_mounts) {
+      if (m.sandbox_path.empty() || m.sandbox_path[0] != '/' || m.sandbox_path == "/")
+        return make_error("a sandbox mount needs an absolute path other than /", m.sandbox_path);
+      if (m.host_path.empty()) {
+        std::string data = std::string(grants(m.access, Access::Write) ? "mode=0755" : "mode=0555");
+        if (m.tmpfs_size_bytes) data += ",size=" + std::to_string(m.tmpfs_size_bytes);
+        add({MountOp::Kind::Tmpfs, "", in_new_root(m.sandbox_path), m.sandbox_path, data, false, true});
+        if (!grants(m.access, Access::Write)) out_.remount_ro_at_end.push_back(m.sandbox_path);
+      } else {
+        struct stat st;
+        if (stat(m.host_path.c_str(), &st) != 0) return errno_error("cannot use path", errno, m.host_path);
+        MountOp op{MountOp::Kind::Bind, std::string(kOldRoot) + m.host_path, in_new_root(m.sandbox_path),
+                   m.sandbox_path, "", !grants(m.access, Access::Write), S_ISDIR(st.st_mode)};
+        op.check_inode = true;
+        op.dev = st.st_dev;
+        op.ino = st.st_ino;
+        add(std::move(op));
+      }
+      ll(m.sandbox_path, landlock_access_for(m.access, in_.landlock_abi));
+    }
+
     std::stable_sort(ops_.begin(), ops_.end(), [](const MountOp& a, const MountOp& b) {
       int oa = order_of(a.kind), ob = order_of(b.kind);
       if ((oa == 0) != (ob == 0)) return oa == 0;  // paddock's own files first
@@ -216,6 +238,9 @@ class Planner {
   // to be split into its siblings, since Landlock can only add access.
   Result<void> plan_fallback() {
     if (in_.landlock_abi == 0) return make_error("no isolation available: neither user namespaces nor Landlock");
+    if (!in_.extra_mounts.empty())
+      return make_error("mounts at their own paths need user namespaces, which are unavailable here",
+                        in_.extra_mounts.front().sandbox_path);
     std::set<std::string> denied;
     for (const DeniedPath& d : policy_.denied) denied.insert(d.path);
     for (const PathRule& r : policy_.paths) {

@@ -8,6 +8,7 @@
 #include "engine/plan.h"
 #include "paddock/policy.h"
 #include "paddock/result.h"
+#include "paddock/sandbox.h"
 
 namespace paddock::engine {
 
@@ -22,6 +23,7 @@ struct FsPlanInputs {
   std::string resolv_conf;       // non-empty: replaces /etc/resolv.conf inside (filtered network)
   // Fallback mode: private directories the parent made for HOME, TMPDIR and the policy file.
   std::string fallback_home, fallback_tmp, fallback_policy_file;
+  std::vector<SandboxMount> extra_mounts;  // RunOptions::mounts
 };
 
 struct FsPlan {

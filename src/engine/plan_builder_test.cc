@@ -138,3 +138,28 @@ TEST_F(PlanTest, NoIsolationAtAllIsRefused) {
 
 }  // namespace
 }  // namespace paddock::engine
+
+namespace paddock::engine {
+namespace {
+
+TEST_F(PlanTest, ExtraMountsAtTheirOwnPaths) {
+  FsPlanInputs in;
+  in.landlock_abi = 6;
+  in.extra_mounts.push_back({"/workspace", "", Access::ReadWrite, 1 << 20});
+  in.extra_mounts.push_back({"/project", project_, Access::Read, 0});
+  auto plan = plan_filesystem(policy(false), in);
+  ASSERT_TRUE(plan.ok()) << plan.error().describe();
+  const MountOp* ws = find(*plan, "/workspace", MountOp::Kind::Tmpfs);
+  ASSERT_NE(ws, nullptr);
+  EXPECT_NE(ws->data.find("size=1048576"), std::string::npos);
+  const MountOp* pr = find(*plan, "/project", MountOp::Kind::Bind);
+  ASSERT_NE(pr, nullptr);
+  EXPECT_TRUE(pr->readonly);
+  EXPECT_EQ(pr->src, std::string(kOldRoot) + project_);
+
+  in.namespaces = false;
+  EXPECT_FALSE(plan_filesystem(policy(false), in).ok()) << "own-path mounts need namespaces";
+}
+
+}  // namespace
+}  // namespace paddock::engine

@@ -159,6 +159,7 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   FsPlanInputs fin;
   fin.landlock_abi = feat.landlock_abi;
   fin.namespaces = ns;
+  fin.extra_mounts = opts.mounts;
   std::string policy_json = opts.expose_policy ? policy_to_json(policy).dump(2) + "\n" : "";
   if (ns) {
     fin.policy_json = policy_json;
@@ -187,6 +188,7 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
     for (auto& [k, v] : launch.egress->environment()) set_env(env, k, v);
     plan.listeners = launch.egress->listeners();
   }
+  if (opts.cwd) set_env(env, "PWD", *opts.cwd);
   std::sort(env.begin(), env.end());
   auto fs = plan_filesystem(policy, fin);
   if (!fs) return std::move(fs).take_error();
@@ -204,7 +206,7 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   if (!prog) return serr;
   if (feat.seccomp_filter) plan.seccomp = *prog;
 
-  plan.cwd = policy.cwd;
+  plan.cwd = opts.cwd ? *opts.cwd : policy.cwd;
   plan.hostname = ns ? "paddock" : "";
   plan.fallback_subreaper = !ns;
   plan.clone_flags = ns ? (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS) : 0;
