@@ -7,9 +7,16 @@ namespace paddock::cli {
 void add_policy_flags(CLI::App* cmd, PolicyFlags& f) {
   // Each occurrence takes exactly one value, so `--allow X -- cmd -c ...` never swallows the command.
   auto one = [](CLI::Option* o) { o->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll); };
-  one(cmd->add_option("--allow", f.allow, "Grant read+write on PATH (repeatable)")->type_name("PATH"));
-  one(cmd->add_option("--read", f.read, "Grant read-only (and execute) on PATH (repeatable)")->type_name("PATH"));
-  one(cmd->add_option("--write", f.write, "Grant write-only on PATH (repeatable)")->type_name("PATH"));
+  auto rule = [&f](Access a) { return [&f, a](const std::string& v) { f.rules.emplace_back(a, v); }; };
+  one(cmd->add_option("--allow", f.allow, "Grant read+write on PATH (repeatable)")
+          ->type_name("PATH")
+          ->each(rule(Access::ReadWrite)));
+  one(cmd->add_option("--read", f.read, "Grant read-only (and execute) on PATH (repeatable)")
+          ->type_name("PATH")
+          ->each(rule(Access::Read)));
+  one(cmd->add_option("--write", f.write, "Grant write-only on PATH (repeatable)")
+          ->type_name("PATH")
+          ->each(rule(Access::Write)));
   cmd->add_flag("--allow-net", f.allow_net, "Share the host network (default: no network)");
   one(cmd->add_option("--env", f.env, "Pass NAME from the environment, or set NAME=VALUE (repeatable)")
           ->type_name("NAME[=VALUE]"));
@@ -22,9 +29,10 @@ Result<void> apply_policy_flags(const PolicyFlags& f, const HostContext& ctx, Po
   auto src = find_profile(f.profile, ctx);
   if (!src) return std::move(src).take_error();
   if (auto r = apply_profile(*src, b, ctx); !r) return r;
-  for (const auto& p : f.allow) b.allow(p, Access::ReadWrite, {Origin::Kind::Flag, "--allow " + p});
-  for (const auto& p : f.read) b.allow(p, Access::Read, {Origin::Kind::Flag, "--read " + p});
-  for (const auto& p : f.write) b.allow(p, Access::Write, {Origin::Kind::Flag, "--write " + p});
+  for (const auto& [access, p] : f.rules) {
+    const char* flag = access == Access::ReadWrite ? "--allow " : access == Access::Read ? "--read " : "--write ";
+    b.allow(p, access, {Origin::Kind::Flag, flag + p});
+  }
   if (f.allow_net) b.network(NetMode::Host);
   for (const auto& e : f.env) {
     auto eq = e.find('=');

@@ -12,6 +12,8 @@
 namespace paddock::cli {
 
 struct PolicyFlags {
+  // Filesystem rules in command-line order (a later rule for the same path wins).
+  std::vector<std::pair<Access, std::string>> rules;
   std::vector<std::string> allow, read, write, env;
   std::string profile = "default";
   bool allow_net = false;
