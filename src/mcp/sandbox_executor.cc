@@ -66,10 +66,7 @@ class SandboxExecutorImpl : public Executor {
     });
   }
 
-  ~SandboxExecutorImpl() override {
-    shutdown();
-    remove_tree(state_dir_);
-  }
+  ~SandboxExecutorImpl() override { shutdown(); }
 
   void start_background() override { pool_->start(); }
 
@@ -81,6 +78,8 @@ class SandboxExecutorImpl : public Executor {
       doomed.swap(sessions_);
     }
     doomed.clear();
+    // Nothing runs any more: the workspaces' parent goes too.
+    if (!state_dir_.empty()) remove_tree(state_dir_);
   }
 
   std::string describe(const Environment& env) override {
@@ -111,6 +110,7 @@ class SandboxExecutorImpl : public Executor {
       p = std::move(*started);
     }
 
+    auto t_ready = std::chrono::steady_clock::now();
     control.on_cancel([c = p->cancel] { c->cancel(); });
     Deadline deadline(req.timeout, [c = p->cancel] { c->cancel(); });
     if (p->stdin_fd) {
@@ -127,6 +127,9 @@ class SandboxExecutorImpl : public Executor {
     o.warm = warm;
     o.duration = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::steady_clock::now() - t0);
+    if (trace_)
+      std::fprintf(stderr, "paddock mcp: trace: %s %s, sandbox ready after %.1f ms, done after %.1f ms\n",
+                   env.name.c_str(), warm ? "warm" : "cold", ms_since(t0, t_ready), ms_since(t0, std::chrono::steady_clock::now()));
     return o;
   }
 
@@ -263,7 +266,13 @@ class SandboxExecutorImpl : public Executor {
     return std::unique_ptr<WarmSlot>(std::move(*p));
   }
 
+  static double ms_since(std::chrono::steady_clock::time_point a,
+                         std::chrono::steady_clock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+  }
+
   SandboxExecutorOptions options_;
+  bool trace_ = std::getenv("PADDOCK_MCP_TRACE") != nullptr;
   HostContext host_;
   std::string state_dir_;
   std::map<std::string, Environment> envs_;

@@ -1,0 +1,254 @@
+// The official MCP TypeScript SDK client drives `paddock mcp` over stdio.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { connectStdio, execute, text, tempDir } from './lib/harness.mjs';
+
+let client;
+before(async () => {
+  client = await connectStdio();
+});
+after(async () => {
+  await client?.close();
+});
+
+test('server info, version negotiation and instructions', () => {
+  const info = client.getServerVersion();
+  assert.equal(info.name, 'paddock');
+  const caps = client.getServerCapabilities();
+  assert.deepEqual(caps.tools, { listChanged: false });
+  assert.match(client.getInstructions(), /execute/);
+});
+
+test('lists tools with input and output schemas', async () => {
+  const { tools } = await client.listTools();
+  const names = tools.map((t) => t.name).sort();
+  assert.deepEqual(names, ['close_session', 'execute', 'list_environments']);
+  const exec = tools.find((t) => t.name === 'execute');
+  assert.deepEqual(exec.inputSchema.required, ['environment', 'code']);
+  assert.ok(exec.inputSchema.properties.environment.enum.includes('python'));
+  assert.equal(exec.outputSchema.type, 'object');
+  assert.match(exec.description, /no network/);
+});
+
+test('list_environments', async () => {
+  const r = await client.callTool({ name: 'list_environments', arguments: {} });
+  assert.equal(r.isError, false);
+  const names = r.structuredContent.environments.map((e) => e.name);
+  for (const n of ['shell', 'python', 'node']) assert.ok(names.includes(n), n);
+  const py = r.structuredContent.environments.find((e) => e.name === 'python');
+  assert.equal(py.memory_mb, 128);
+  assert.equal(py.timeout_seconds, 10);
+});
+
+for (const [env, code, expected] of [
+  ['python', 'print(1+1)', '2\n'],
+  ['shell', 'echo $((40+2))', '42\n'],
+  ['node', 'console.log([1,2,3].map(x => x * 2).join(","))', '2,4,6\n'],
+]) {
+  test(`executes ${env}`, async () => {
+    const r = await execute(client, { environment: env, code });
+    assert.equal(r.isError, false, text(r));
+    assert.equal(text(r), expected);
+    assert.equal(r.structuredContent.stdout, expected);
+    assert.equal(r.structuredContent.exit_code, 0);
+  });
+}
+
+test('stderr comes after a marker; non-zero exit is a tool error', async () => {
+  const r = await execute(client, { environment: 'shell', code: 'echo out; echo err >&2; exit 3' });
+  assert.equal(r.isError, true);
+  assert.equal(r.structuredContent.exit_code, 3);
+  assert.equal(text(r), 'out\n--- stderr ---\nerr\n[exit code 3]');
+});
+
+test('python exceptions are reported without the launcher frame', async () => {
+  const r = await execute(client, { environment: 'python', code: 'def f():\n  raise ValueError("boom")\nf()' });
+  assert.equal(r.isError, true);
+  assert.match(r.structuredContent.stderr, /ValueError: boom/);
+  assert.match(r.structuredContent.stderr, /File "<code>", line 3/);
+});
+
+test('bad arguments are tool errors the model can read', async () => {
+  const r = await execute(client, { environment: 'cobol', code: 'x' });
+  assert.equal(r.isError, true);
+  assert.match(text(r), /unknown environment "cobol"/);
+  const t = await execute(client, { environment: 'python', code: 'x', timeout_seconds: 9999 });
+  assert.equal(t.isError, true);
+  assert.match(text(t), /at most 10/);
+});
+
+test('unknown tool is a protocol error', async () => {
+  await assert.rejects(client.callTool({ name: 'nope', arguments: {} }), (e) => {
+    assert.ok(e instanceof McpError);
+    assert.equal(e.code, -32602);
+    return true;
+  });
+});
+
+test('timeout kills an infinite loop', async () => {
+  const t0 = Date.now();
+  const r = await execute(client, { environment: 'python', code: 'while True: pass', timeout_seconds: 1 });
+  assert.equal(r.isError, true);
+  assert.equal(r.structuredContent.timed_out, true);
+  assert.match(text(r), /timed out after 1 s/);
+  assert.ok(Date.now() - t0 < 8000);
+});
+
+test('progress notifications for a long run', async () => {
+  const seen = [];
+  const r = await execute(
+    client,
+    { environment: 'shell', code: 'sleep 2.5; echo done' },
+    { onprogress: (p) => seen.push(p) },
+  );
+  assert.equal(text(r), 'done\n');
+  assert.ok(seen.length >= 2, `got ${seen.length} progress notifications`);
+  for (let i = 1; i < seen.length; i++) assert.ok(seen[i].progress > seen[i - 1].progress);
+  assert.equal(seen[0].total, 10);
+});
+
+test('cancellation kills the execution and the server keeps serving', async () => {
+  const ac = new AbortController();
+  const marker = `cancel-${Date.now()}`;
+  const call = execute(client, { environment: 'shell', code: `sleep 30; echo ${marker}` }, { signal: ac.signal });
+  setTimeout(() => ac.abort('test'), 700);
+  const t0 = Date.now();
+  await assert.rejects(call);
+  assert.ok(Date.now() - t0 < 5000);
+  const r = await execute(client, { environment: 'python', code: 'print("alive")' });
+  assert.equal(text(r), 'alive\n');
+});
+
+test('several calls in flight at once', async () => {
+  const t0 = Date.now();
+  const rs = await Promise.all(
+    [0, 1, 2, 3].map((i) => execute(client, { environment: 'shell', code: `sleep 1; echo ${i}` })),
+  );
+  rs.forEach((r, i) => assert.equal(text(r), `${i}\n`));
+  assert.ok(Date.now() - t0 < 3500, `took ${Date.now() - t0} ms: calls did not overlap`);
+});
+
+// ---- isolation ---------------------------------------------------------------------------------
+
+test('no network: only loopback inside, host loopback unreachable', async () => {
+  const server = net.createServer((s) => s.end('host-secret\n'));
+  await new Promise((res) => server.listen(0, '127.0.0.1', res));
+  const port = server.address().port;
+  try {
+    const r = await execute(client, {
+      environment: 'python',
+      code: [
+        'import os, socket',
+        'lines = open("/proc/net/dev").read().splitlines()[2:]',
+        'print(sorted(l.split(":")[0].strip() for l in lines))',
+        's = socket.socket()',
+        's.settimeout(2)',
+        'try:',
+        `    s.connect(("127.0.0.1", ${port})); print("CONNECTED", s.recv(100))`,
+        'except OSError as e:',
+        '    print("refused")',
+      ].join('\n'),
+    });
+    assert.equal(r.structuredContent.stdout, "['lo']\nrefused\n");
+  } finally {
+    server.close();
+  }
+});
+
+test('host files are not readable, system files are not writable', async () => {
+  const dir = tempDir('paddock-mcp-secret-');
+  const secret = path.join(dir, 'secret.txt');
+  fs.writeFileSync(secret, 'TOP-SECRET');
+  const r = await execute(client, {
+    environment: 'shell',
+    code: [
+      `cat ${secret} 2>/dev/null && echo READ-SECRET`,
+      'cat /etc/shadow 2>/dev/null && echo READ-SHADOW',
+      'ls /root 2>/dev/null && echo LIST-ROOT',
+      'ls /home/* 2>/dev/null && echo LIST-HOME',
+      'touch /usr/paddock-x 2>/dev/null && echo WROTE-USR',
+      'touch /etc/paddock-x 2>/dev/null && echo WROTE-ETC',
+      'echo checked',
+    ].join('\n'),
+  });
+  assert.equal(r.structuredContent.stdout, 'checked\n');
+  fs.rmSync(dir, { recursive: true });
+});
+
+test('workspace is fresh: no files, variables or processes from the previous call', async () => {
+  const a = await execute(client, {
+    environment: 'shell',
+    code: 'echo leak > "$HOME/leak"; echo leak > /tmp/leak; (sleep 300 &) ; pwd',
+  });
+  assert.equal(a.isError, false, text(a));
+  const b = await execute(client, {
+    environment: 'shell',
+    code: 'ls -A "$HOME" /tmp | grep -c leak; pgrep -c sleep || true; [ "$(pwd)" != "' + a.structuredContent.stdout.trim() + '" ] && echo new-dir',
+  });
+  assert.equal(b.structuredContent.stdout, '0\n0\nnew-dir\n');
+  const p1 = await execute(client, { environment: 'python', code: 'secret_var = 1' });
+  assert.equal(p1.isError, false);
+  const p2 = await execute(client, { environment: 'python', code: 'print(secret_var)' });
+  assert.equal(p2.isError, true);
+  assert.match(p2.structuredContent.stderr, /NameError/);
+});
+
+test('memory bomb is contained and reported', async () => {
+  const r = await execute(client, {
+    environment: 'python',
+    code: 'x = []\nwhile True: x.append(bytearray(16 << 20))',
+  });
+  assert.equal(r.isError, true);
+  assert.ok(r.structuredContent.oom || /MemoryError/.test(r.structuredContent.stderr), JSON.stringify(r.structuredContent));
+});
+
+test('fork bomb is contained and reported', async () => {
+  const r = await execute(client, {
+    environment: 'shell',
+    code: 'bomb() { bomb | bomb & }; bomb; sleep 2; echo survived',
+    timeout_seconds: 5,
+  });
+  assert.equal(r.isError, true, text(r));
+  const ping = await client.ping();
+  assert.deepEqual(ping, {});
+});
+
+test('output flood is truncated with a marker', async () => {
+  const r = await execute(client, { environment: 'python', code: 'import sys\nsys.stdout.write("x" * (10 << 20))' });
+  assert.equal(r.structuredContent.truncated, true);
+  assert.equal(r.structuredContent.stdout.length, 65536);
+  assert.equal(r.structuredContent.stdout_bytes, 10 << 20);
+  assert.match(text(r), /\[stdout truncated: 64\.0 KiB of 10\.0 MiB shown\]/);
+});
+
+// ---- sessions ----------------------------------------------------------------------------------
+
+for (const [env, first, second, expected] of [
+  ['python', 'x = 41', 'print(x + 1)', '42\n'],
+  ['shell', 'export GREETING=hi; mkdir d; cd d; echo file > f', 'echo $GREETING; cat f; basename "$PWD"', 'hi\nfile\nd\n'],
+  ['node', 'globalThis.counter = 41', 'console.log(counter + 1)', '42\n'],
+]) {
+  test(`sessions keep state (${env})`, async () => {
+    const a = await execute(client, { environment: env, code: first, session: 'new' });
+    assert.equal(a.isError, false, text(a));
+    const id = a.structuredContent.session;
+    assert.match(id, /^s-[0-9a-f]{32}$/);
+    const b = await execute(client, { environment: env, code: second, session: id });
+    assert.equal(b.isError, false, text(b));
+    assert.equal(b.structuredContent.stdout, expected);
+    const c = await client.callTool({ name: 'close_session', arguments: { session: id } });
+    assert.equal(c.isError, false);
+    const d = await execute(client, { environment: env, code: second, session: id });
+    assert.equal(d.isError, true);
+  });
+}
+
+test('the server still answers after everything above', async () => {
+  assert.deepEqual(await client.ping(), {});
+  const r = await execute(client, { environment: 'python', code: 'print("still here")' });
+  assert.equal(text(r), 'still here\n');
+});
