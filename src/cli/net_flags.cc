@@ -37,17 +37,20 @@ Result<void> apply_net_flags(const NetFlags& f, PolicyBuilder& b, net::EgressOpt
   for (const auto& d : f.deny_domains) {
     if (auto r = check_rule("--deny-domain", d); !r) return r;
   }
-  if (!f.allow_domains.empty() && f.allow_net) {
+  if (!f.allow_domains.empty() && f.allow_net && f.deny_domains.empty()) {
     return make_error("--allow-net shares the whole host network, --allow-domain narrows it to a list",
                       "--allow-net", "use one of them; for the whole network minus some hosts use "
                       "--allow-net with --deny-domain");
   }
-  if (!f.allow_domains.empty()) {
-    b.network(NetMode::Filtered);
-    for (const auto& a : f.allow_domains) b.allow_domain(a);
-  } else if (!f.deny_domains.empty() && f.allow_net) {
+  if (!f.deny_domains.empty() && f.allow_net) {
+    // Everything public, minus the deny rules; --allow-domain may add address rules here
+    // (e.g. an internal range) that "*" does not open.
     b.network(NetMode::Filtered);
     b.allow_domain("*");
+    for (const auto& a : f.allow_domains) b.allow_domain(a);
+  } else if (!f.allow_domains.empty()) {
+    b.network(NetMode::Filtered);
+    for (const auto& a : f.allow_domains) b.allow_domain(a);
   }
   for (const auto& d : f.deny_domains) b.deny_domain(d);
   for (const auto& r : f.resolve) {

@@ -24,8 +24,10 @@ struct NetFlags {
 
 void add_net_flags(CLI::App* cmd, NetFlags& f);
 
-// --allow-domain: NetMode::Filtered with these rules (an error together with --allow-net).
-// --deny-domain with --allow-net: NetMode::Filtered with the rule "*" plus the deny rules.
+// --allow-domain: NetMode::Filtered with these rules (with --allow-net, an error unless
+//   --deny-domain is given too).
+// --deny-domain with --allow-net: NetMode::Filtered with the rule "*", any --allow-domain rules
+//   (to open an address range "*" leaves closed), and the deny rules.
 // --deny-domain alone: deny rules added; the mode stays what the profile made it.
 Result<void> apply_net_flags(const NetFlags& f, PolicyBuilder& b, net::EgressOptions& opts);
 

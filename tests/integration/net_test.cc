@@ -1,0 +1,183 @@
+// Issue 4 end to end: the real `paddock run` with a filtered network. Test servers run on
+// 127.0.0.1 in the test's own (host) namespace; the test-only --resolve map points allowed.test
+// and denied.test at them. The client inside the sandbox is python3 (a script in the project).
+// Only loopback is contacted; 192.0.2.1 is tried from inside the sandbox, where it has no route.
+#include <gtest/gtest.h>
+
+#include "helpers/test_util.h"
+#include "net/testing_servers.h"
+
+namespace {
+
+using paddock::net::testing::Server;
+
+// The in-sandbox client: each argument is one operation "op:arg:arg"; one result line each.
+constexpr const char* kClient = R"PY(
+import errno, os, socket, sys, urllib.request
+
+def head(s):
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        d = s.recv(1)
+        if not d: break
+        buf += d
+    return buf.decode("latin-1").split("\r\n")[0]
+
+def op(spec):
+    kind, *a = spec.split(":")
+    try:
+        if kind == "get":  # urllib honours HTTP_PROXY
+            r = urllib.request.urlopen("http://%s:%s/%s" % (a[0], a[1], a[2]), timeout=10)
+            return "status %d %s" % (r.status, r.read().decode().strip())
+        if kind == "connect":
+            s = socket.create_connection(("127.0.0.1", 3128), timeout=10)
+            s.sendall(("CONNECT %s:%s HTTP/1.1\r\n\r\n" % (a[0], a[1])).encode())
+            h = head(s)
+            if " 200 " not in h: return "refused " + h + " " + s.recv(500).decode().strip()
+            s.sendall(b"ping"); return "echo " + s.recv(4).decode()
+        if kind == "socks":
+            s = socket.create_connection(("127.0.0.1", 3128), timeout=10)
+            s.sendall(b"\x05\x01\x00"); s.recv(2)
+            p = int(a[1]); n = a[0].encode()
+            s.sendall(b"\x05\x01\x00\x03" + bytes([len(n)]) + n + bytes([p >> 8, p & 255]))
+            rep = s.recv(10)
+            if rep[1] != 0: return "socks-reply %d" % rep[1]
+            s.sendall(b"ping"); return "echo " + s.recv(4).decode()
+        if kind == "plain":  # ignores proxy variables: resolve, then connect to port 80
+            addr = socket.gethostbyname(a[0])
+            s = socket.create_connection((addr, 80), timeout=10)
+            s.sendall(("GET /t HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % a[0]).encode())
+            return "plain " + head(s)
+        if kind == "raw":  # a raw socket to an address
+            socket.create_connection((a[0], int(a[1])), timeout=5)
+            return "raw connected"
+    except urllib.error.HTTPError as e:
+        return "http-error %d %s" % (e.code, e.read().decode().strip())
+    except socket.gaierror as e:
+        return "no-name"
+    except OSError as e:
+        return "oserror " + (errno.errorcode.get(e.errno, str(e.errno)) if e.errno else type(e).__name__)
+    return "bad op"
+
+for spec in sys.argv[1:]:
+    if spec == "fail": sys.exit(3)  # a command that fails, so paddock prints its footer
+    print(op(spec), flush=True)
+)PY";
+
+class Net : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (ktest::paddock_bin().empty()) GTEST_SKIP() << "PADDOCK_BIN not set: run through scripts/run-as.sh";
+    if (!ktest::user_namespaces_work()) GTEST_SKIP() << "a filtered network needs user namespaces";
+    world_ = std::make_unique<ktest::World>();
+    ktest::write_file(world_->project + "/client.py", kClient);
+  }
+  // `paddock run FLAGS -- python3 client.py OPS`
+  ktest::Proc client(std::vector<std::string> flags, const std::vector<std::string>& ops) {
+    std::vector<std::string> args = {"run"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(), {"--", "python3", world_->project + "/client.py"});
+    args.insert(args.end(), ops.begin(), ops.end());
+    return world_->paddock(args);
+  }
+  static std::string port(const Server& s) { return std::to_string(s.port()); }
+  std::unique_ptr<ktest::World> world_;
+};
+
+std::vector<std::string> lines(const ktest::Proc& p) { return ktest::split_lines(p.out); }
+
+TEST_F(Net, AllowedNamesWorkThroughHttpConnectAndSocks5) {
+  Server web(Server::http());
+  Server echo(Server::echo());
+  auto p = client({"--allow-domain", "allowed.test", "--allow-domain", "127.0.0.1",
+                   "--resolve", "allowed.test:127.0.0.1"},
+                  {"get:allowed.test:" + port(web) + ":x", "connect:allowed.test:" + port(echo),
+                   "socks:allowed.test:" + port(echo)});
+  ASSERT_EQ(p.code, 0) << ktest::describe(p);
+  auto l = lines(p);
+  ASSERT_EQ(l.size(), 3u) << ktest::describe(p);
+  EXPECT_EQ(l[0], "status 200 GET /x host=allowed.test:" + port(web));
+  EXPECT_EQ(l[1], "echo ping");
+  EXPECT_EQ(l[2], "echo ping");
+}
+
+TEST_F(Net, DeniedNamesAreRefusedAndNamedInTheFooter) {
+  Server web(Server::http());
+  Server echo(Server::echo());
+  auto p = client({"--allow-domain", "allowed.test", "--allow-domain", "127.0.0.1",
+                   "--resolve", "allowed.test:127.0.0.1", "--resolve", "denied.test:127.0.0.1"},
+                  {"get:denied.test:" + port(web) + ":x", "connect:denied.test:" + port(echo),
+                   "socks:denied.test:" + port(echo), "plain:denied.test", "fail"});
+  EXPECT_EQ(p.code, 3) << ktest::describe(p);
+  auto l = lines(p);
+  ASSERT_EQ(l.size(), 4u) << ktest::describe(p);
+  EXPECT_TRUE(ktest::contains(l[0], "http-error 403 [paddock] blocked by network policy: host denied.test")) << l[0];
+  EXPECT_TRUE(ktest::contains(l[0], "--allow-domain denied.test")) << l[0];
+  EXPECT_TRUE(ktest::contains(l[1], "refused HTTP/1.1 403")) << l[1];
+  EXPECT_EQ(l[2], "socks-reply 2");
+  EXPECT_EQ(l[3], "no-name");
+  EXPECT_EQ(web.accepted(), 0);
+  EXPECT_EQ(echo.accepted(), 0);
+  EXPECT_TRUE(ktest::contains(p.err, "denied.test")) << "the footer names the denied host\n" << ktest::describe(p);
+}
+
+TEST_F(Net, ClientsIgnoringProxyVariablesAreFilteredOrFail) {
+  Server web(Server::http());
+  auto p = client({"--allow-domain", "allowed.test", "--allow-domain", "127.0.0.1",
+                   "--resolve", "allowed.test:127.0.0.1:" + port(web)},
+                  {"plain:allowed.test", "raw:192.0.2.1:443", "raw:127.0.0.1:" + port(web)});
+  auto l = lines(p);
+  ASSERT_EQ(l.size(), 3u) << ktest::describe(p);
+  EXPECT_EQ(l[0], "plain HTTP/1.1 200 OK");  // captured by DNS + the transparent listener
+  EXPECT_EQ(l[1], "oserror ENETUNREACH");    // a real address: no route in the sandbox
+  EXPECT_EQ(l[2], "oserror ECONNREFUSED");   // the host's loopback is not the sandbox's
+  EXPECT_EQ(web.accepted(), 1);
+}
+
+TEST_F(Net, NameResolvingToPrivateAddressIsRefusedUnlessAllowed) {
+  Server web(Server::http());
+  auto refused = client({"--allow-domain", "allowed.test", "--resolve", "allowed.test:127.0.0.1"},
+                        {"get:allowed.test:" + port(web) + ":x"});
+  auto l = lines(refused);
+  ASSERT_EQ(l.size(), 1u) << ktest::describe(refused);
+  EXPECT_TRUE(ktest::contains(l[0], "http-error 403")) << l[0];
+  EXPECT_TRUE(ktest::contains(l[0], "loopback")) << l[0];
+  EXPECT_TRUE(ktest::contains(l[0], "--allow-domain 127.0.0.1:" + port(web))) << l[0];
+  EXPECT_EQ(web.accepted(), 0);
+
+  auto allowed = client({"--allow-domain", "allowed.test", "--allow-domain", "127.0.0.1:" + port(web),
+                         "--resolve", "allowed.test:127.0.0.1"},
+                        {"get:allowed.test:" + port(web) + ":x"});
+  l = lines(allowed);
+  ASSERT_EQ(l.size(), 1u) << ktest::describe(allowed);
+  EXPECT_EQ(l[0], "status 200 GET /x host=allowed.test:" + port(web));
+}
+
+TEST_F(Net, AllowNetMinusDenylist) {
+  Server web(Server::http());
+  auto p = client({"--allow-net", "--deny-domain", "denied.test", "--allow-domain", "127.0.0.1",
+                   "--resolve", "anything.test:127.0.0.1", "--resolve", "denied.test:127.0.0.1"},
+                  {"get:anything.test:" + port(web) + ":y", "get:denied.test:" + port(web) + ":z"});
+  auto l = lines(p);
+  ASSERT_EQ(l.size(), 2u) << ktest::describe(p);
+  EXPECT_EQ(l[0], "status 200 GET /y host=anything.test:" + port(web));
+  EXPECT_TRUE(ktest::contains(l[1], "http-error 403")) << l[1];
+  EXPECT_TRUE(ktest::contains(l[1], "deny rule denied.test")) << l[1];
+}
+
+TEST_F(Net, DefaultOffAndAllowNetBehaveAsBefore) {
+  Server web(Server::http());
+  auto off = client({}, {"raw:127.0.0.1:" + port(web), "raw:192.0.2.1:443"});
+  auto l = lines(off);
+  ASSERT_EQ(l.size(), 2u) << ktest::describe(off);
+  EXPECT_EQ(l[0], "oserror ECONNREFUSED");
+  EXPECT_EQ(l[1], "oserror ENETUNREACH");
+  EXPECT_EQ(web.accepted(), 0);
+
+  auto host = client({"--allow-net"}, {"raw:127.0.0.1:" + port(web)});
+  l = lines(host);
+  ASSERT_EQ(l.size(), 1u) << ktest::describe(host);
+  EXPECT_EQ(l[0], "raw connected");
+}
+
+}  // namespace
