@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <system_error>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -127,8 +128,13 @@ Result<void> Filter::serve(std::vector<sys::UniqueFd> sockets) {
   }
   sockets_ = std::move(sockets);
   if (auto r = core_->relay.start(); !r) return r;
+  try {
+    acceptor_ = std::thread([this] { accept_loop(); });
+  } catch (const std::system_error& e) {
+    core_->relay.stop();
+    return make_error(std::string("cannot start a thread: ") + e.what(), "egress filter");
+  }
   serving_ = true;
-  acceptor_ = std::thread([this] { accept_loop(); });
   return ok_result();
 }
 
@@ -151,7 +157,13 @@ void Filter::accept_loop() {
       }
       for (int k = 0; k < 64; ++k) {
         int c = ::accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-        if (c < 0) break;
+        if (c < 0) {
+          // Out of descriptors: the listener stays readable; back off instead of spinning.
+          if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          }
+          break;
+        }
         spawn(spec.kind, spec.type, sys::UniqueFd(c));
       }
     }
@@ -179,15 +191,21 @@ void Filter::spawn(ListenSpec::Role role, ListenSpec::Type, sys::UniqueFd fd) {
     ++handlers_;
   }
   FilterCore* core = core_.get();
-  std::thread([this, core, role, fd = std::move(fd)]() mutable {
-    switch (role) {
-      case ListenSpec::Role::Proxy: handle_proxy(*core, std::move(fd)); break;
-      case ListenSpec::Role::Transparent: handle_transparent(*core, std::move(fd)); break;
-      case ListenSpec::Role::Dns: handle_dns_tcp(*core, std::move(fd)); break;
-    }
+  try {
+    std::thread([this, core, role, fd = std::move(fd)]() mutable {
+      switch (role) {
+        case ListenSpec::Role::Proxy: handle_proxy(*core, std::move(fd)); break;
+        case ListenSpec::Role::Transparent: handle_transparent(*core, std::move(fd)); break;
+        case ListenSpec::Role::Dns: handle_dns_tcp(*core, std::move(fd)); break;
+      }
+      std::lock_guard lock(mu_);
+      if (--handlers_ == 0) cv_.notify_all();
+    }).detach();
+  } catch (const std::system_error&) {
+    // No thread (resource limits): the connection is dropped, the filter keeps serving.
     std::lock_guard lock(mu_);
     if (--handlers_ == 0) cv_.notify_all();
-  }).detach();
+  }
 }
 
 void Filter::stop() {

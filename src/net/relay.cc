@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <system_error>
 
 #include "net/io.h"
 
@@ -31,7 +32,11 @@ Result<void> Relay::start() {
   if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, wake_.get(), &ev) != 0) {
     return errno_error("epoll_ctl", errno, "egress relay");
   }
-  thread_ = std::thread([this] { loop(); });
+  try {
+    thread_ = std::thread([this] { loop(); });
+  } catch (const std::system_error& e) {
+    return make_error(std::string("cannot start a thread: ") + e.what(), "egress relay");
+  }
   return ok_result();
 }
 
