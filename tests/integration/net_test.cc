@@ -7,6 +7,8 @@
 #include "helpers/test_util.h"
 #include "net/testing_servers.h"
 
+#include <thread>
+
 namespace {
 
 using paddock::net::testing::Server;
@@ -48,6 +50,23 @@ def op(spec):
             s = socket.create_connection((addr, 80), timeout=10)
             s.sendall(("GET /t HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % a[0]).encode())
             return "plain " + head(s)
+        if kind == "banner":  # a server that speaks first (ssh-like), reached by name and port
+            s = socket.create_connection((socket.gethostbyname(a[0]), int(a[1])), timeout=10)
+            line = s.makefile("rb").readline().decode().strip()
+            return "banner " + line
+        if kind in ("tls", "tls-proxy"):  # real TLS: transparent (DNS + 443) or through CONNECT
+            import ssl
+            ctx = ssl.create_default_context(cafile=a[1])
+            if kind == "tls":
+                raw = socket.create_connection((socket.gethostbyname(a[0]), 443), timeout=10)
+            else:
+                raw = socket.create_connection(("127.0.0.1", 3128), timeout=10)
+                raw.sendall(("CONNECT %s:443 HTTP/1.1\r\n\r\n" % a[0]).encode())
+                h = head(raw)
+                if " 200 " not in h: return "refused " + h
+            s = ctx.wrap_socket(raw, server_hostname=a[0])
+            s.sendall(("GET / HTTP/1.0\r\nHost: %s\r\n\r\n" % a[0]).encode())
+            return "tls " + s.makefile("rb").readline().decode().strip() + " " + s.version()
         if kind == "raw":  # a raw socket to an address
             socket.create_connection((a[0], int(a[1])), timeout=5)
             return "raw connected"
@@ -132,6 +151,41 @@ TEST_F(Net, ClientsIgnoringProxyVariablesAreFilteredOrFail) {
   EXPECT_EQ(l[1], "oserror ENETUNREACH");    // a real address: no route in the sandbox
   EXPECT_EQ(l[2], "oserror ECONNREFUSED");   // the host's loopback is not the sandbox's
   EXPECT_EQ(web.accepted(), 1);
+}
+
+TEST_F(Net, SshLikeServiceOnARulePort) {
+  Server ssh(Server::banner_then_echo());
+  auto p = client({"--allow-domain", "ssh.test:22", "--allow-domain", "127.0.0.1",
+                   "--resolve", "ssh.test:127.0.0.1:" + port(ssh)},
+                  {"banner:ssh.test:22", "banner:ssh.test:2222"});
+  auto l = lines(p);
+  ASSERT_EQ(l.size(), 2u) << ktest::describe(p);
+  EXPECT_EQ(l[0], "banner SSH-2.0-paddock-test");  // the filter does not wait for client bytes on 22
+  EXPECT_EQ(l[1], "oserror ECONNREFUSED");          // no rule names 2222: nothing listens there
+  EXPECT_EQ(ssh.accepted(), 1);
+}
+
+// A real TLS server (openssl s_server with a certificate made for the test) reached through
+// CONNECT and through the transparent 443 listener, which reads the real ClientHello's SNI.
+TEST_F(Net, RealTlsThroughConnectAndTransparent) {
+  ktest::TempDir tmp("paddock-net-tls");
+  std::string cert = world_->project + "/cert.pem", key = tmp / "key.pem";
+  auto gen = ktest::run({"/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                         "-subj", "/CN=allowed.test", "-addext", "subjectAltName=DNS:allowed.test",
+                         "-keyout", key, "-out", cert});
+  if (gen.code != 0) GTEST_SKIP() << "openssl cannot make a test certificate: " << ktest::describe(gen);
+  std::uint16_t tls_port = 0;
+  { auto probe = paddock::net::testing::listen_loopback(&tls_port); }  // a free port, released
+  auto server = ktest::start({"/usr/bin/openssl", "s_server", "-accept", "127.0.0.1:" + std::to_string(tls_port),
+                              "-cert", cert, "-key", key, "-www", "-naccept", "2"});
+  ASSERT_TRUE(server.wait_for_out("ACCEPT", std::chrono::milliseconds(10000))) << "openssl s_server did not start";
+  auto p = client({"--allow-domain", "allowed.test", "--allow-domain", "127.0.0.1",
+                   "--resolve", "allowed.test:127.0.0.1:" + std::to_string(tls_port)},
+                  {"tls-proxy:allowed.test:" + cert, "tls:allowed.test:" + cert});
+  auto l = lines(p);
+  ASSERT_EQ(l.size(), 2u) << ktest::describe(p);
+  EXPECT_TRUE(l[0].rfind("tls HTTP/1.0 200 ok", 0) == 0) << l[0];
+  EXPECT_TRUE(l[1].rfind("tls HTTP/1.0 200 ok", 0) == 0) << l[1];
 }
 
 TEST_F(Net, NameResolvingToPrivateAddressIsRefusedUnlessAllowed) {
