@@ -268,6 +268,8 @@ TEST(Egress, AllowAllMinusDenylist) {
   sys::UniqueFd c;
   EXPECT_NE(connect_via_proxy(fx, "anything.test:" + std::to_string(echo.port()), &c).find("200"),
             std::string::npos);
+  testing::send_all(c.get(), "ping");
+  EXPECT_EQ(testing::read_n(c.get(), 4), "ping");  // (and the server has surely accepted)
   sys::UniqueFd d;
   EXPECT_NE(connect_via_proxy(fx, "denied.test:" + std::to_string(echo.port()), &d).find("403"),
             std::string::npos);
