@@ -64,6 +64,9 @@ struct RunOptions {
   bool pty = true;
   // Inherit mode: forward SIGINT, SIGTERM, SIGHUP, SIGQUIT (and SIGWINCH to the pty).
   bool forward_signals = true;
+  // Inherit mode: count the bytes the command writes (RunResult::stdout_bytes/stderr_bytes) by
+  // relaying stdout/stderr through pipes (a stream on the pty is counted anyway).
+  bool count_output = false;
   // Extra descriptors kept open in the child under the same numbers (all others are closed).
   std::vector<int> pass_fds;
   // Write the effective policy to a file inside the sandbox and name it in PADDOCK_POLICY.

@@ -60,6 +60,7 @@ int do_run(const RunFlags& f) {
   opts.argv = f.command;
   opts.pty = !f.no_pty;
   opts.test_resolve = egress.resolve;
+  opts.count_output = !f.limits.report.empty();
   if (f.exec) {
     auto r = exec_in_place(*policy, opts);
     print_error(r.error());  // only returns on failure
@@ -79,10 +80,7 @@ int do_run(const RunFlags& f) {
   }
   if (!f.no_diagnostics) {
     std::vector<std::string> extra = limit_footer_lines(*res);
-    for (const auto& h : res->denied_hosts) {
-      std::string host = h.substr(0, h.rfind(':'));
-      extra.push_back("network: blocked " + h + " — allow with --allow-domain " + host);
-    }
+    for (const auto& h : res->denied_hosts) extra.push_back("network: blocked " + h);
     print_prefixed(footer_lines(*res, *policy, extra));
   }
   return res->shell_code();

@@ -533,7 +533,20 @@ void sweep_orphans() {
   }
   g_command_pid = 0;
   if (plan.fallback_subreaper) sweep_orphans();
-  send(ChildMessage::ExitStatus, 0, status, "", "");
+  // In its own pid namespace, the last pid handed out is the number of processes started
+  // (pid 1 is this init). Reported with the exit status.
+  int started = 0;
+  if (plan.namespaces) {
+    int fd = open("/proc/sys/kernel/ns_last_pid", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      char buf[24];
+      ssize_t n = read(fd, buf, sizeof(buf) - 1);
+      close(fd);
+      for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; ++i) started = started * 10 + (buf[i] - '0');
+      if (started > 0) started -= 1;
+    }
+  }
+  send(ChildMessage::ExitStatus, started, status, "", "");
   _exit(0);
 }
 

@@ -128,15 +128,30 @@ Result<void> Launch::setup_stdio_impl(Plan& plan) {
     return {};
   }
   // Inherit: a pty of its own when stdin is a terminal, so nothing reaches the real one.
+  bool tty_out[3] = {false, false, false};
   if (opts.pty && isatty(0)) {
     auto p = open_pty(0);
     if (!p) return std::move(p).take_error();
     pty_master_ = std::move(p->master);
     int slave = keep_child(p->slave.release());
     for (int i = 0; i < 3; ++i)
-      if (isatty(i)) plan.stdio[i] = slave;
+      if (isatty(i)) {
+        plan.stdio[i] = slave;
+        tty_out[i] = true;
+      }
     plan.ctty_fd = slave;
     pty_mode_ = true;
+  }
+  // Counting output (for the run report): stdout/stderr not on the pty go through a relay pipe.
+  if (opts.count_output) {
+    for (int i = 1; i <= 2; ++i) {
+      if (tty_out[i]) continue;
+      int p[2];
+      if (pipe2(p, O_CLOEXEC) < 0) return errno_error("pipe", errno, "output relay");
+      (i == 1 ? out_r_ : err_r_).reset(p[0]);
+      plan.stdio[i] = keep_child(p[1]);
+    }
+    relay_outputs_ = true;
   }
   return {};
 }
@@ -254,6 +269,7 @@ Result<RunResult> Launch::wait() {
         command_pid = m.value;
         break;
       case ChildMessage::ExitStatus:
+        if (m.err > 0) res.processes_started = static_cast<std::uint64_t>(m.err);
         if (res.status == RunResult::Status::Exited) {
           if (WIFSIGNALED(m.value)) {
             res.status = RunResult::Status::Signaled;
@@ -320,11 +336,13 @@ Result<RunResult> Launch::wait() {
           child_gone = true;
           break;
         case kOut:
-          if (!drain(out_r_.get(), &res.stdout_data, opts.capture_limit, &res.stdout_bytes, &res.stdout_truncated, -1))
+          if (!drain(out_r_.get(), relay_outputs_ ? nullptr : &res.stdout_data, opts.capture_limit,
+                     &res.stdout_bytes, &res.stdout_truncated, relay_outputs_ ? 1 : -1))
             out_r_.reset();
           break;
         case kErr:
-          if (!drain(err_r_.get(), &res.stderr_data, opts.capture_limit, &res.stderr_bytes, &res.stderr_truncated, -1))
+          if (!drain(err_r_.get(), relay_outputs_ ? nullptr : &res.stderr_data, opts.capture_limit,
+                     &res.stderr_bytes, &res.stderr_truncated, relay_outputs_ ? 2 : -1))
             err_r_.reset();
           break;
         case kIn: {
@@ -409,7 +427,12 @@ Result<RunResult> Launch::wait() {
   resources->finish(res);
   if (egress) {
     egress->stop();
-    res.denied_hosts = egress->denied_hosts();
+    for (const auto& d : egress->decisions()) {
+      if (d.allowed) continue;
+      std::string line = d.host + (d.port ? ":" + std::to_string(d.port) : "") + " (" + d.protocol + ")";
+      if (!d.suggestion.empty()) line += " — allow with " + d.suggestion;
+      res.denied_hosts.push_back(line);
+    }
   }
   // Protected paths that did not exist and now do: the host may run them later.
   for (const ProtectedPath& p : policy->protected_paths) {

@@ -155,6 +155,15 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   const RunOptions& opts = launch.opts;
   const Features& feat = quick_host_features();
   plan.namespaces = ns;
+  {
+    ResourceOptions ro;
+    ro.new_user_namespace = ns;
+    ro.new_pid_namespace = ns && !plan.exec_in_place;
+    launch.resources.reset();
+    auto rc = create_resource_control(policy.limits, feat, ro);
+    if (!rc) return std::move(rc).take_error();
+    launch.resources = std::move(rc.value());
+  }
   std::vector<std::string> env = sandbox_environment(policy, host_env);
   FsPlanInputs fin;
   fin.landlock_abi = feat.landlock_abi;
@@ -244,9 +253,6 @@ Result<std::unique_ptr<Launch>> prepare(const Policy& policy, const RunOptions& 
   launch->policy = &launch->policy_copy;
   launch->opts = opts;
   launch->start_time = std::chrono::steady_clock::now();
-  auto rc = create_resource_control(policy.limits, quick_host_features());
-  if (!rc) return std::move(rc).take_error();
-  launch->resources = std::move(rc.value());
   if (policy.network.mode == NetMode::Filtered) {
     launch->egress_options.resolve = opts.test_resolve;
     auto ef = net::create_egress_filter(policy.network, launch->egress_options);
@@ -354,8 +360,8 @@ Result<void> exec_in_place_impl(const Policy& policy, const RunOptions& opts) {
     ns = false;
   if (auto r = check_mode(policy, ns); !r) return std::move(r).take_error();
   static Plan plan;  // lives until exec
-  if (auto r = make_plan(*launch, plan, ns, current_environment(opts)); !r) return std::move(r).take_error();
   plan.exec_in_place = true;
+  if (auto r = make_plan(*launch, plan, ns, current_environment(opts)); !r) return std::move(r).take_error();
   plan.clone_flags = 0;
   plan.new_cgroup_ns = false;
   for (MountOp& op : plan.mounts) {
