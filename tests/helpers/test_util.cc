@@ -77,7 +77,7 @@ int make_writable(const char* path, const struct stat* st, int type, struct FTW*
 }  // namespace
 
 TempDir::TempDir(const std::string& prefix) {
-  std::string tmpl = "/tmp/" + prefix + ".XXXXXX";
+  std::string tmpl = (prefix[0] == '/' ? prefix : "/tmp/" + prefix) + ".XXXXXX";
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
   if (!mkdtemp(buf.data())) {

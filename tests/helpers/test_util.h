@@ -17,7 +17,7 @@
 
 namespace ktest {
 
-// A directory under /tmp, removed recursively (whatever modes were set inside) on destruction.
+// A directory under /tmp (or at PREFIX.XXXXXX when PREFIX is absolute), removed recursively (whatever modes were set inside) on destruction.
 class TempDir {
  public:
   explicit TempDir(const std::string& prefix = "paddock-kt");

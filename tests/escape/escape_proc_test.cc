@@ -1,0 +1,284 @@
+// Escape suite, process classes: host processes via /proc, signals and ptrace, /proc/sys and
+// /dev, setuid binaries, orphaned daemons, leaked fds, leaked environment secrets.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "helpers/test_util.h"
+
+namespace ktest {
+namespace {
+
+using namespace std::chrono_literals;
+
+bool denied(const Proc& p) { return p.code == 1 && contains(p.out, "DENIED"); }
+
+// A host process owned by the test user (the same uid the sandbox runs as): a fair victim.
+struct Victim {
+  Victim() {
+    pid = fork();
+    if (pid == 0) {
+      for (;;) pause();
+    }
+  }
+  ~Victim() {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  bool alive() const { return waitpid(pid, nullptr, WNOHANG) == 0; }
+  pid_t pid;
+};
+
+// --- host processes via /proc ---------------------------------------------------------------------
+
+TEST(Escape, HostProcessesInvisible) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  Victim v;
+  auto p = w.probe_run({"stat", "/proc/" + std::to_string(v.pid)});
+  EXPECT_TRUE(denied(p)) << describe(p);
+  auto ls = w.sh("ls /proc | grep -E '^[0-9]+$' | tr '\\n' ' '");
+  ASSERT_EQ(ls.code, 0) << describe(ls);
+  for (const auto& tok : split_lines(ls.out)) EXPECT_FALSE(contains(" " + tok + " ", " " + std::to_string(v.pid) + " "));
+  auto n = w.probe_run({"procs"});
+  int count = 0;
+  ASSERT_EQ(sscanf(n.out.c_str(), "OK procs %d", &count), 1) << describe(n);
+  EXPECT_LE(count, 3) << describe(n);
+  // The host's environment and command lines are not readable through /proc either.
+  auto env = w.probe_run({"read", "/proc/" + std::to_string(getppid()) + "/environ"});
+  EXPECT_FALSE(contains(env.out, "PADDOCK_BIN")) << describe(env);
+}
+
+TEST(Escape, ProcOneIsSandboxInit) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  auto p = w.sh("tr '\\0' ' ' < /proc/1/cmdline; echo; echo PID=$$");
+  ASSERT_EQ(p.code, 0) << describe(p);
+  std::string host_init = read_file("/proc/1/cmdline");
+  for (auto& c : host_init)
+    if (c == '\0') c = ' ';
+  EXPECT_TRUE(contains(p.out, "paddock")) << "host init: " << host_init << "\n" << describe(p);
+  EXPECT_FALSE(contains(p.out, "PID=1\n") && false);
+}
+
+// The sandbox's init is a copy of paddock: its memory holds paddock's whole environment (every
+// secret the parent had) and the policy. The command must not read or trace it.
+TEST(Escape, SandboxInitNotReadableOrTraceable) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  auto o = w.opts();
+  o.env["PADDOCK_KT_INIT_SECRET"] = "init-leak-value";
+  o.timeout = std::chrono::seconds(20);
+  auto env = w.paddock({"run", "--", "/bin/sh", "-c", "cat /proc/1/environ /proc/1/cmdline 2>/dev/null; echo END"}, o);
+  EXPECT_FALSE(contains(env.out, "init-leak-value")) << describe(env);
+  auto tr = w.paddock({"run", "--", w.probe, "ptrace", "1"}, o);
+  EXPECT_FALSE(tr.timed_out) << "the run hung after the command traced its init\n" << describe(tr);
+  EXPECT_TRUE(contains(tr.out, "DENIED")) << describe(tr);
+}
+
+TEST(Escape, ProcSysWritesFail) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  std::string host_name = read_file("/proc/sys/kernel/hostname");
+  auto a = w.probe_run({"write", "/proc/sys/kernel/hostname", "pwned"});
+  EXPECT_TRUE(denied(a)) << describe(a);
+  auto b = w.probe_run({"write", "/proc/sys/vm/drop_caches", "3"});
+  EXPECT_TRUE(denied(b)) << describe(b);
+  auto c = w.probe_run({"write", "/proc/sys/kernel/core_pattern", "|/tmp/evil"});
+  EXPECT_TRUE(denied(c)) << describe(c);
+  auto d = w.probe_run({"write", "/proc/sysrq-trigger", "s"});
+  EXPECT_TRUE(denied(d)) << describe(d);
+  EXPECT_EQ(read_file("/proc/sys/kernel/hostname"), host_name);
+  EXPECT_FALSE(contains(read_file("/proc/sys/kernel/core_pattern"), "/tmp/evil"));
+}
+
+// --- /dev ---------------------------------------------------------------------------------------
+
+TEST(Escape, DevNoRawDisksNoMknod) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  auto ls = w.sh("ls /dev");
+  for (const char* dev : {"sda", "vda", "xvda", "nvme0n1", "mem", "kmem", "port", "kmsg", "loop0", "dm-0", "fuse", "kvm"})
+    EXPECT_FALSE(contains("\n" + ls.out, std::string("\n") + dev + "\n")) << dev << "\n" << describe(ls);
+  auto m = w.probe_run({"mknod", w.project + "/null2"});
+  EXPECT_TRUE(denied(m)) << describe(m);
+  auto m2 = w.probe_run({"mknod", "/dev/shm/mem2"});
+  EXPECT_TRUE(denied(m2)) << describe(m2);
+  // Even a device node that exists cannot be opened from the project: nodev.
+  if (is_root()) {
+    ASSERT_EQ(mknod((w.project + "/zero2").c_str(), S_IFCHR | 0666, makedev(1, 5)), 0);
+    auto r = w.probe_run({"read", w.project + "/zero2"});
+    EXPECT_TRUE(denied(r)) << describe(r);
+  }
+}
+
+// --- signals and ptrace ---------------------------------------------------------------------------
+
+TEST(Escape, SignalsToHostProcess) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  Victim v;
+  auto p = w.probe_run({"kill", std::to_string(v.pid), "9"});
+  EXPECT_TRUE(denied(p)) << describe(p);
+  EXPECT_TRUE(contains(p.out, "ESRCH") || contains(p.out, "EPERM")) << describe(p);
+  std::this_thread::sleep_for(100ms);
+  EXPECT_TRUE(v.alive());
+  // kill(-1): every process the sandbox may signal; the victim must survive.
+  auto all = w.sh("kill -9 -1; echo END");
+  std::this_thread::sleep_for(100ms);
+  EXPECT_TRUE(v.alive()) << describe(all);
+}
+
+TEST(Escape, PtraceHostProcess) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  Victim v;
+  auto p = w.probe_run({"ptrace", std::to_string(v.pid)});
+  EXPECT_TRUE(denied(p)) << describe(p);
+  EXPECT_TRUE(v.alive());
+}
+
+// --- setuid binaries ------------------------------------------------------------------------------
+
+TEST(Escape, SetuidBinariesGainNothing) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  auto st = w.probe_run({"status"});
+  ASSERT_EQ(st.code, 0) << describe(st);
+  EXPECT_TRUE(contains(st.out, "NoNewPrivs:\t1")) << describe(st);
+  EXPECT_TRUE(contains(st.out, "CapEff:\t0000000000000000")) << describe(st);
+  EXPECT_TRUE(contains(st.out, "CapPrm:\t0000000000000000")) << describe(st);
+  int tried = 0;
+  for (const char* bin : {"/usr/bin/su", "/usr/bin/passwd", "/usr/bin/newgrp", "/usr/bin/chfn", "/bin/su"}) {
+    struct stat sb;
+    if (stat(bin, &sb) != 0 || !(sb.st_mode & S_ISUID)) continue;
+    ++tried;
+    auto p = w.probe_run({"suid-exec", bin});
+    if (p.code == 2) continue;  // exited before it could be observed
+    ASSERT_EQ(p.code, 0) << describe(p);
+    // Uid: real effective saved fs — the effective uid equals the real one, no capabilities.
+    unsigned ruid = 1, euid = 2, suid = 3, fsuid = 4;
+    auto pos = p.out.find("Uid:");
+    ASSERT_NE(pos, std::string::npos) << describe(p);
+    ASSERT_EQ(sscanf(p.out.c_str() + pos, "Uid: %u %u %u %u", &ruid, &euid, &suid, &fsuid), 4) << describe(p);
+    EXPECT_EQ(euid, ruid) << bin << "\n" << describe(p);
+    EXPECT_EQ(suid, ruid) << bin << "\n" << describe(p);
+    EXPECT_TRUE(contains(p.out, "CapEff:\t0000000000000000")) << bin << "\n" << describe(p);
+    if (!is_root()) EXPECT_NE(euid, 0u) << describe(p);
+  }
+  if (tried == 0) GTEST_SKIP() << "no setuid binary found on this host";
+}
+
+TEST(Escape, SandboxUidMatchesMode) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  auto p = w.probe_run({"ids"});
+  ASSERT_EQ(p.code, 0) << describe(p);
+  std::string expect = "uid=" + std::to_string(getuid()) + " gid=" + std::to_string(getgid()) +
+                       " euid=" + std::to_string(geteuid());
+  EXPECT_TRUE(contains(p.out, expect)) << describe(p);
+}
+
+// --- orphaned daemons -------------------------------------------------------------------------------
+
+TEST(Escape, OrphanedDaemonDiesWithSandbox) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  std::string marker = w.project + "/daemon-marker-" + std::to_string(getpid()) + ".pid";
+  auto p = w.probe_run({"daemon", marker, "60"});
+  ASSERT_EQ(p.code, 0) << describe(p);
+  ASSERT_TRUE(exists(marker)) << "the daemon did not start\n" << describe(p);
+  std::vector<pid_t> left;
+  for (int i = 0; i < 40; ++i) {
+    left = host_pids_with(marker);
+    if (left.empty()) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_TRUE(left.empty()) << "daemon survived the sandbox: host pid " << (left.empty() ? 0 : left[0]);
+  for (pid_t pid : left) kill(pid, SIGKILL);
+}
+
+TEST(Escape, OrphanedDaemonDiesWhenPaddockKilled) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  std::string marker = w.project + "/daemon-kill9-" + std::to_string(getpid()) + ".pid";
+  auto o = w.opts();
+  Started s = start({paddock_bin(), "run", "--", "/bin/sh", "-c",
+                     w.probe + " daemon " + marker + " 60; echo STARTED; sleep 60 # " + marker},
+                    o);
+  ASSERT_TRUE(s.wait_for_out("STARTED", 30s)) << "sandbox did not start";
+  ASSERT_FALSE(host_pids_with(marker).empty());
+  kill(s.pid(), SIGKILL);
+  Proc p = s.finish(10s);
+  EXPECT_EQ(p.code, 128 + SIGKILL);
+  std::vector<pid_t> left;
+  for (int i = 0; i < 60; ++i) {
+    left = host_pids_with(marker);
+    if (left.empty()) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_TRUE(left.empty()) << left.size() << " sandboxed processes survived kill -9 of paddock";
+  for (pid_t pid : left) kill(pid, SIGKILL);
+}
+
+// --- leaked fds --------------------------------------------------------------------------------------
+
+TEST(Escape, LeakedFds) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  TempDir other("paddock-kt-victim");
+  write_file(other / "s", World::kSecret);
+  int fd = open((other / "s").c_str(), O_RDONLY);  // no O_CLOEXEC: inherited by paddock
+  ASSERT_GE(fd, 3);
+  int dirfd = open(other.path().c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(dirfd, 3);
+  auto o = w.opts();
+  o.keep_fds = {fd, dirfd};
+  auto p = w.paddock({"run", "--", w.probe, "fds"}, o);
+  ASSERT_EQ(p.code, 0) << describe(p);
+  EXPECT_EQ(p.out, "OK fds 0 1 2\n") << describe(p);
+  auto r = w.paddock({"run", "--", "/bin/sh", "-c",
+                      "cat <&" + std::to_string(fd) + "; cat /proc/self/fd/" + std::to_string(fd) + "; ls /proc/self/fd/" +
+                          std::to_string(dirfd) + "/; echo END"},
+                     o);
+  EXPECT_FALSE(contains(r.out, World::kSecret)) << describe(r);
+  // --exec too.
+  auto e = w.paddock({"run", "--exec", "--", w.probe, "fds"}, o);
+  EXPECT_EQ(e.out, "OK fds 0 1 2\n") << describe(e);
+  close(fd);
+  close(dirfd);
+}
+
+// --- leaked environment secrets ------------------------------------------------------------------
+
+TEST(Escape, LeakedEnvironmentSecrets) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  auto o = w.opts();
+  const char* names[] = {"AWS_SECRET_ACCESS_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GITHUB_TOKEN",
+                         "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DATABASE_URL", "NPM_TOKEN", "LD_PRELOAD"};
+  for (const char* n : names) o.env[n] = std::string("leak-") + n;
+  auto p = w.paddock({"run", "--", w.probe, "env"}, o);
+  ASSERT_EQ(p.code, 0) << describe(p);
+  EXPECT_FALSE(contains(p.out, "leak-")) << describe(p);
+  // Not through the policy file or /proc of the init either.
+  auto q = w.paddock({"run", "--", "/bin/sh", "-c", "cat \"$PADDOCK_POLICY\" /proc/1/environ 2>/dev/null; echo END"}, o);
+  EXPECT_FALSE(contains(q.out, "leak-")) << describe(q);
+  // The fallback scrubs too.
+  o.env["PADDOCK_DANGER_DISABLE_NAMESPACES"] = "1";
+  auto f = w.paddock({"run", "--", w.probe, "env"}, o);
+  EXPECT_FALSE(contains(f.out, "leak-")) << describe(f);
+  // Without a pid namespace, paddock itself is visible: its environment must not be readable.
+  auto g = w.paddock({"run", "--", "/bin/sh", "-c", "cat /proc/$PPID/environ /proc/1/environ 2>/dev/null; echo END"}, o);
+  EXPECT_FALSE(contains(g.out, "leak-")) << describe(g);
+}
+
+}  // namespace
+}  // namespace ktest

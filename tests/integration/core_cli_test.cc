@@ -1,0 +1,144 @@
+// Kernel tests of the CLI around run: the policy readable inside, `paddock why` (inside and out),
+// `paddock doctor`, and profiles (user profiles, extends, errors with positions).
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "helpers/test_util.h"
+
+namespace ktest {
+namespace {
+
+using nlohmann::json;
+
+TEST(CorePolicy, ReadableInsideAndWhySelf) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  const std::string bindir = paddock_bin().substr(0, paddock_bin().rfind('/'));
+  auto p = w.sh("cat \"$PADDOCK_POLICY\"");
+  ASSERT_EQ(p.code, 0) << describe(p);
+  auto j = json::parse(p.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << describe(p);
+  EXPECT_TRUE(contains(p.out, w.project)) << describe(p);
+
+  auto denied = w.sh(paddock_bin() + " why --self --path " + w.ssh_key + " --op read", {"--allow", "~", "--read", bindir});
+  EXPECT_EQ(denied.code, 1) << describe(denied);
+  EXPECT_TRUE(contains(denied.out, "not allowed")) << describe(denied);
+
+  auto allowed = w.sh(paddock_bin() + " why --self --json --path " + w.project + "/file --op write", {"--read", bindir});
+  EXPECT_EQ(allowed.code, 0) << describe(allowed);
+  auto aj = json::parse(allowed.out, nullptr, false);
+  ASSERT_FALSE(aj.is_discarded()) << describe(allowed);
+  EXPECT_EQ(aj.value("allowed", false), true) << describe(allowed);
+
+  auto sys = w.sh(paddock_bin() + " why --self --json --path /etc/passwd --op write", {"--read", bindir});
+  EXPECT_EQ(sys.code, 1) << describe(sys);
+  auto sj = json::parse(sys.out, nullptr, false);
+  ASSERT_FALSE(sj.is_discarded()) << describe(sys);
+  EXPECT_EQ(sj.value("allowed", true), false);
+}
+
+TEST(CoreWhy, FromOutsideTextAndJson) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  // Outside every rule and every private area (a /tmp path would be the private /tmp).
+  const std::string elsewhere_path = exists("/var/log") ? "/var/log" : "/srv";
+  // Allowed: the project.
+  auto a = w.paddock({"why", "--path", w.project + "/src/main.c", "--op", "write"});
+  EXPECT_EQ(a.code, 0) << describe(a);
+  auto aj = w.paddock({"why", "--json", "--path", w.project + "/src/main.c", "--op", "write"});
+  EXPECT_EQ(aj.code, 0) << describe(aj);
+  auto ajs = json::parse(aj.out, nullptr, false);
+  ASSERT_FALSE(ajs.is_discarded()) << describe(aj);
+  EXPECT_EQ(ajs["version"], "paddock.why/1");
+  EXPECT_EQ(ajs["allowed"], true);
+  EXPECT_EQ(ajs["kind"], "rule");
+
+  // Denied: not visible, with a suggestion.
+  auto d = w.paddock({"why", "--path", elsewhere_path, "--op", "read"});
+  EXPECT_EQ(d.code, 1) << describe(d);
+  EXPECT_TRUE(contains(d.out, "not allowed")) << describe(d);
+  EXPECT_TRUE(contains(d.out, "--read")) << describe(d);
+  auto dj = json::parse(w.paddock({"why", "--json", "--path", elsewhere_path, "--op", "read"}).out, nullptr, false);
+  ASSERT_FALSE(dj.is_discarded());
+  EXPECT_EQ(dj["allowed"], false);
+  EXPECT_EQ(dj["kind"], "not-visible");
+
+  // Sensitive inside an allowed parent.
+  auto s = w.paddock({"why", "--allow", "~", "--path", w.ssh_key, "--op", "read"});
+  EXPECT_EQ(s.code, 1) << describe(s);
+  EXPECT_TRUE(contains(s.out, "sensitive")) << describe(s);
+  auto sj = json::parse(w.paddock({"why", "--json", "--allow", "~", "--path", w.ssh_key, "--op", "read"}).out, nullptr,
+                        false);
+  ASSERT_FALSE(sj.is_discarded());
+  EXPECT_EQ(sj["kind"], "denied");
+  EXPECT_EQ(sj["rule_path"], w.home + "/.ssh");
+
+  // Protected (a git hook in the project) for writes.
+  write_file(w.project + "/.git/hooks/pre-commit", "#!/bin/sh\n", 0755);
+  auto pj_run = w.paddock({"why", "--json", "--path", w.project + "/.git/hooks/pre-commit", "--op", "write"});
+  EXPECT_EQ(pj_run.code, 1) << describe(pj_run);
+  auto pj = json::parse(pj_run.out, nullptr, false);
+  ASSERT_FALSE(pj.is_discarded()) << describe(pj_run);
+  EXPECT_EQ(pj["kind"], "protected");
+  // ...and an explicit rule lifts it.
+  auto lifted = w.paddock({"why", "--allow", ".git/hooks", "--path", w.project + "/.git/hooks/pre-commit", "--op", "write"});
+  EXPECT_EQ(lifted.code, 0) << describe(lifted);
+}
+
+TEST(CoreDoctor, TextAndJson) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  auto t = w.paddock({"doctor"});
+  EXPECT_EQ(t.code, 0) << describe(t);
+  EXPECT_TRUE(contains(t.out, "user namespaces")) << describe(t);
+  EXPECT_TRUE(contains(t.out, "landlock")) << describe(t);
+  EXPECT_TRUE(contains(t.out, "paddock run` will use")) << describe(t);
+  auto j = w.paddock({"doctor", "--json"});
+  EXPECT_EQ(j.code, 0) << describe(j);
+  auto doc = json::parse(j.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << describe(j);
+  EXPECT_TRUE(doc.is_object());
+  // The JSON agrees with the kernel as the test sees it.
+  if (doc.contains("landlock_abi")) EXPECT_EQ(doc["landlock_abi"].get<int>(), landlock_abi()) << j.out;
+}
+
+TEST(CoreProfile, UserProfileAndExtends) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  write_file(w.home + "/docs/d.txt", "profile docs");
+  write_file(w.home + "/out/.keep", "");
+  write_file(w.home + "/.config/paddock/profiles/base.toml", "[filesystem]\nread = [\"~/docs\"]\n");
+  write_file(w.home + "/.config/paddock/profiles/x.toml",
+             "extends = \"base\"\n[filesystem]\nallow = [\"~/out\"]\n[env]\nset = { FROM_PROFILE = \"yes\" }\n");
+  auto r = w.probe_run({"--profile", "x"}, {"read", w.home + "/docs/d.txt"});
+  EXPECT_EQ(r.code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "profile docs")) << describe(r);
+  auto wr = w.probe_run({"--profile", "x"}, {"write", w.home + "/out/o.txt", "out"});
+  EXPECT_EQ(wr.code, 0) << describe(wr);
+  EXPECT_EQ(read_file(w.home + "/out/o.txt"), "out");
+  auto env = w.probe_run({"--profile", "x"}, {"env"});
+  EXPECT_TRUE(contains(env.out, "FROM_PROFILE=yes")) << describe(env);
+  // Without the profile: not visible.
+  auto no = w.probe_run({"read", w.home + "/docs/d.txt"});
+  EXPECT_EQ(no.code, 1) << describe(no);
+  // A flag overrides the profile's rule for the same path.
+  auto ro = w.probe_run({"--profile", "x", "--read", "~/out"}, {"write", w.home + "/out/o2.txt"});
+  EXPECT_EQ(ro.code, 1) << describe(ro);
+}
+
+TEST(CoreProfile, BadKeyPositionAndNothingRun) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  std::string file = w.home + "/.config/paddock/profiles/bad.toml";
+  write_file(file, "[filesystem]\nread = [\"~\"]\nalow = [\"~/x\"]\n");
+  auto p = w.paddock({"run", "--profile", "bad", "--", w.probe, "write", w.project + "/ran"});
+  EXPECT_EQ(p.code, 2) << describe(p);
+  EXPECT_TRUE(contains(p.err, "bad.toml:3:1")) << describe(p);
+  EXPECT_TRUE(contains(p.err, "allow")) << describe(p);  // the did-you-mean hint
+  EXPECT_FALSE(exists(w.project + "/ran"));
+}
+
+}  // namespace
+}  // namespace ktest
