@@ -190,6 +190,32 @@ TEST(Escape, SymlinkRulePathResolvedAndShown) {
   EXPECT_EQ(read_file(other / "f"), "x");
 }
 
+// The "done when": in a project, nothing else is writable. Every directory the command
+// could write into (by DAC and mount flags, as access(2) sees them) is the project, the empty
+// HOME, the private /tmp or /dev/shm; then a real write is tried in each other candidate.
+TEST(Escape, NothingElseWritable) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  auto p = w.sh("find / -path /proc -prune -o -type d -writable -print 2>/dev/null; echo END");
+  ASSERT_TRUE(contains(p.out, "END")) << describe(p);
+  auto under = [](const std::string& path, const std::string& dir) {
+    return path == dir || path.rfind(dir + "/", 0) == 0;
+  };
+  for (const auto& dir : split_lines(p.out)) {
+    if (dir == "END" || dir.empty()) continue;
+    bool ok = under(dir, w.home) || under(dir, "/tmp") || under(dir, "/dev/shm") || dir == "/dev/pts" ||
+              dir == "/dev/mqueue";
+    EXPECT_TRUE(ok) << "writable inside the sandbox: " << dir;
+  }
+  // A real attempt in well-known host places.
+  for (const char* dir : {"/", "/etc", "/usr/local/bin", "/var/tmp", "/opt", "/root", "/home"}) {
+    std::string f = std::string(dir) + (std::string(dir) == "/" ? "" : "/") + "paddock-kt-probe-" + std::to_string(getpid());
+    auto wr = w.probe_run({"write", f});
+    EXPECT_NE(wr.code, 0) << describe(wr);
+    EXPECT_FALSE(exists(f)) << f;
+  }
+}
+
 // --- persistence through files the host runs later ----------------------------------------------
 
 TEST(Escape, PersistenceGitHooksAndConfig) {
