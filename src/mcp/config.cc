@@ -19,17 +19,27 @@ constexpr const char* kSystemPath[] = {"/usr/local/bin", "/usr/bin", "/bin"};
 constexpr const char* kShellLauncher =
     "IFS= read -r -d '' __paddock_src; exec bash -c \"$__paddock_src\" bash";
 constexpr const char* kPythonLauncher =
-    "import sys, traceback\n"
+    "import sys, traceback, atexit, os\n"
     "__src = sys.stdin.read()\n"
     "sys.argv = ['<code>']\n"
     "__g = {'__name__': '__main__', '__builtins__': __builtins__}\n"
+    "__rc = 0\n"
     "try:\n"
     "    exec(compile(__src, '<code>', 'exec'), __g)\n"
-    "except SystemExit:\n"
-    "    raise\n"
+    "except SystemExit as e:\n"
+    "    if e.code is None: __rc = 0\n"
+    "    elif isinstance(e.code, int): __rc = e.code & 255\n"
+    "    else: print(e.code, file=sys.stderr); __rc = 1\n"
     "except BaseException as e:\n"
     "    traceback.print_exception(type(e), e, e.__traceback__.tb_next)\n"
-    "    sys.exit(1)\n";
+    "    __rc = 1\n"
+    // atexit handlers run as usual; the interpreter's own teardown (module and GC
+    // finalization) is skipped: the sandbox is discarded anyway, and it costs milliseconds.
+    "atexit._run_exitfuncs()\n"
+    "for __f in (sys.stdout, sys.stderr):\n"
+    "    try: __f.flush()\n"
+    "    except Exception: pass\n"
+    "os._exit(__rc)\n";
 constexpr const char* kNodeLauncher =
     "let s='';process.stdin.setEncoding('utf8');process.stdin.on('data',d=>s+=d);"
     "process.stdin.on('end',()=>{require('vm').runInThisContext(s,{filename:'<code>'})})";

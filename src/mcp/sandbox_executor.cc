@@ -24,6 +24,8 @@ namespace paddock::mcp {
 namespace {
 
 constexpr const char* kSystemPath = "/usr/local/bin:/usr/bin:/bin";
+constexpr const char* kWorkspace = "/workspace";
+constexpr const char* kProject = "/project";
 
 // One sandbox for one call: started (warm: waiting for its code on stdin) or about to be.
 struct Prepared : WarmSlot {
@@ -183,21 +185,19 @@ class SandboxExecutorImpl : public Executor {
     return o;
   }
 
-  Result<Policy> policy_for(const Environment& env, const Workspace& ws) {
+  Result<Policy> policy_for(const Environment& env) {
     HostContext ctx = host_;
-    ctx.cwd = ws.path();
-    ctx.home = ws.path();
+    // The sandbox starts in /workspace (RunOptions::cwd), which is also HOME; the host cwd
+    // plays no part.
+    ctx.cwd = state_dir_;
+    ctx.home = kWorkspace;
     PolicyBuilder b(ctx);
-    b.cwd_access(Access::ReadWrite, {Origin::Kind::Flag, "mcp workspace"});
+    b.cwd_access(Access::None);
     for (const auto& p : env.read_only)
       b.allow(p, Access::Read, {Origin::Kind::Profile, "mcp environment " + env.name});
-    if (!options_.project.empty())
-      b.allow(options_.project, Access::Read, {Origin::Kind::Flag, "--project"});
     b.network(env.network ? NetMode::Host : NetMode::Off);
     b.set_env("PATH", kSystemPath);
     b.set_env("LANG", "C.UTF-8");
-    b.set_env("PADDOCK_WORKSPACE", ws.path());
-    if (!options_.project.empty()) b.set_env("PADDOCK_PROJECT", options_.project);
     for (const auto& [k, v] : env.env) b.set_env(k, v);
     Limits l;
     l.memory_bytes = std::uint64_t{env.limits.memory_mb} << 20;
@@ -215,12 +215,8 @@ class SandboxExecutorImpl : public Executor {
                                                   std::vector<std::string> extra_args = {},
                                                   std::vector<int> pass_fds = {}) {
     auto p = std::make_unique<Prepared>();
-    auto ws = Workspace::create(state_dir_);
-    if (!ws) return std::move(ws).take_error();
-    p->workspace = std::move(*ws);
-    auto policy = policy_for(env, p->workspace);
+    auto policy = policy_for(env);
     if (!policy) return std::move(policy).take_error();
-
     RunOptions opts;
     opts.argv = env.command;
     for (auto& a : extra_args) opts.argv.push_back(std::move(a));
@@ -231,6 +227,19 @@ class SandboxExecutorImpl : public Executor {
     opts.forward_signals = false;
     opts.expose_policy = false;
     opts.pass_fds = std::move(pass_fds);
+    // A fresh /workspace per sandbox: a private tmpfs (no host disk, gone with the sandbox), or
+    // a host directory when the code is delivered as a file there before the start.
+    SandboxMount ws{kWorkspace, "", Access::ReadWrite, std::uint64_t{env.limits.memory_mb} << 20};
+    if (code && env.code_via == CodeVia::File) {
+      auto dir = Workspace::create(state_dir_);
+      if (!dir) return std::move(dir).take_error();
+      p->workspace = std::move(*dir);
+      ws.host_path = p->workspace.path();
+    }
+    opts.mounts.push_back(ws);
+    if (!options_.project.empty())
+      opts.mounts.push_back({kProject, options_.project, Access::Read, 0});
+    opts.cwd = kWorkspace;
     p->cancel = std::make_shared<CancelToken>();
     opts.cancel = p->cancel;
     if (!code) {

@@ -19,10 +19,10 @@ std::string describe_limits(const Environment& env) {
 
 std::string sandbox_summary(const ToolContext& ctx) {
   std::string s =
-      "Each call runs in a new, isolated sandbox: an empty writable working directory (also HOME "
-      "and TMPDIR) that is discarded afterwards, the host's system programs and libraries "
-      "read-only, no other host files, no network unless the environment allows it, and limits "
-      "on time, memory, processes and output.";
+      "Each call runs in a new, isolated sandbox: an empty writable /workspace (the working "
+      "directory and HOME; /tmp is private too) that is discarded afterwards, the host's system "
+      "programs and libraries read-only, no other host files, no network unless the environment "
+      "allows it, and limits on time, memory, processes and output.";
   if (ctx.project_mounted) s += " The user's project is readable (not writable) at /project.";
   if (ctx.sessions)
     s += " Nothing persists between calls unless you use a session: pass session=\"new\" to "

@@ -46,6 +46,7 @@ std::unique_ptr<WarmSlot> WarmPool::take(const std::string& env) {
     if (it == envs_.end() || it->second.ready.empty()) return nullptr;
     s = std::move(it->second.ready.front());
     it->second.ready.pop_front();
+    last_take_ = std::chrono::steady_clock::now();
   }
   cv_.notify_all();
   return s;
@@ -95,6 +96,12 @@ void WarmPool::loop() {
       } else {
         cv_.wait_until(lock, next_retry);
       }
+      continue;
+    }
+    // Starting a sandbox competes for the CPU with the call that just took one: let that call
+    // run first.
+    if (auto since = std::chrono::steady_clock::now() - last_take_; since < refill_delay_) {
+      cv_.wait_for(lock, refill_delay_ - since);
       continue;
     }
     lock.unlock();

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <functional>
 #include <map>
@@ -56,6 +57,11 @@ class WarmPool {
   Factory factory_;
   std::chrono::milliseconds backoff_;
   bool stopping_ = false;
+  std::chrono::steady_clock::time_point last_take_{};
+  // A refill waits this long after the last take (PADDOCK_MCP_REFILL_DELAY_MS overrides).
+  std::chrono::milliseconds refill_delay_{std::getenv("PADDOCK_MCP_REFILL_DELAY_MS")
+                                              ? std::atoi(std::getenv("PADDOCK_MCP_REFILL_DELAY_MS"))
+                                              : 30};
   std::thread thread_;
 };
 
