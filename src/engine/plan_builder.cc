@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -47,6 +48,15 @@ int order_of(MountOp::Kind k) {
     case MountOp::Kind::Protect: return 3;
   }
   return 4;
+}
+
+// Default tmpfs sizes: generous but finite, so a /tmp or HOME filler cannot exhaust the host's
+// memory even when the user sets nothing: a quarter of RAM, at most 8 GiB (docs/limits.md).
+std::string default_tmpfs_size() {
+  struct sysinfo si;
+  std::uint64_t ram = sysinfo(&si) == 0 ? static_cast<std::uint64_t>(si.totalram) * si.mem_unit : 0;
+  std::uint64_t size = std::min<std::uint64_t>(ram / 4, 8ull << 30);
+  return size ? std::to_string(size) : "25%";
 }
 
 std::string in_new_root(const std::string& p) { return std::string(kNewRoot) + (p == "/" ? "" : p); }
@@ -120,12 +130,12 @@ class Planner {
     const std::uint64_t all_rw = kRead | kExec | kWrite | LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_REFER;
     // A fresh HOME and /tmp, unless a rule binds exactly those paths.
     if (!home_rule && !policy_.home.empty()) {
-      std::string size = policy_.limits.home_size_bytes ? std::to_string(*policy_.limits.home_size_bytes) : "50%";
+      std::string size = policy_.limits.home_size_bytes ? std::to_string(*policy_.limits.home_size_bytes) : default_tmpfs_size();
       add({MountOp::Kind::Tmpfs, "", in_new_root(policy_.home), policy_.home, "mode=0700,size=" + size, false, true});
       ll(policy_.home, all_rw);
     }
     if (!tmp_rule) {
-      std::string size = policy_.limits.tmp_size_bytes ? std::to_string(*policy_.limits.tmp_size_bytes) : "50%";
+      std::string size = policy_.limits.tmp_size_bytes ? std::to_string(*policy_.limits.tmp_size_bytes) : default_tmpfs_size();
       add({MountOp::Kind::Tmpfs, "", in_new_root("/tmp"), "/tmp", "mode=1777,size=" + size, false, true});
       ll("/tmp", all_rw);
     }
@@ -141,7 +151,7 @@ class Planner {
     }
     add({MountOp::Kind::Devpts, "", in_new_root("/dev/pts"), "/dev/pts", "", false, true});
     add({MountOp::Kind::Symlink, "pts/ptmx", in_new_root("/dev/ptmx"), "/dev/ptmx", "", true, false});
-    add({MountOp::Kind::Tmpfs, "", in_new_root("/dev/shm"), "/dev/shm", "mode=1777,size=25%", false, true});
+    add({MountOp::Kind::Tmpfs, "", in_new_root("/dev/shm"), "/dev/shm", "mode=1777,size=" + default_tmpfs_size(), false, true});
     add({MountOp::Kind::Symlink, "/proc/self/fd", in_new_root("/dev/fd"), "/dev/fd", "", true, false});
     add({MountOp::Kind::Symlink, "/proc/self/fd/0", in_new_root("/dev/stdin"), "/dev/stdin", "", true, false});
     add({MountOp::Kind::Symlink, "/proc/self/fd/1", in_new_root("/dev/stdout"), "/dev/stdout", "", true, false});
