@@ -41,6 +41,7 @@ namespace paddock::engine {
 namespace {
 
 const Plan* g_plan = nullptr;
+int g_pty_slave = -1;
 volatile pid_t g_command_pid = 0;
 
 void copy_str(char* dst, std::size_t cap, const char* src) {
@@ -314,6 +315,48 @@ void send_listeners(const Plan& plan) {
   close(plan.net_fd);
 }
 
+void send_fd(int sock, int fd) {
+  char cbuf[CMSG_SPACE(sizeof(int))];
+  std::memset(cbuf, 0, sizeof(cbuf));
+  char byte = 'P';
+  struct iovec iov = {&byte, 1};
+  struct msghdr msg;
+  std::memset(&msg, 0, sizeof(msg));
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = cbuf;
+  msg.msg_controllen = sizeof(cbuf);
+  struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
+  if (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0) fail("pty", "send master");
+}
+
+// Opens a pty in the sandbox's own devpts; the master goes to paddock, the slave to the command.
+void open_sandbox_pty(const Plan& plan) {
+  int master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (master < 0) fail("pty", "/dev/ptmx");
+  int unlock = 0;
+  if (ioctl(master, TIOCSPTLCK, &unlock) < 0) fail("pty", "unlock");
+  unsigned n = 0;
+  if (ioctl(master, TIOCGPTN, &n) < 0) fail("pty", "number");
+  char path[64];
+  std::size_t len = sys::append(path, sizeof(path), 0, "/dev/pts/");
+  char num[24];
+  sys::format_uint(num, sizeof(num), n);
+  sys::append(path, sizeof(path), len, num);
+  int slave = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (slave < 0) fail("pty", path);
+  if (plan.pty_have_termios) tcsetattr(slave, TCSANOW, &plan.pty_termios);
+  ioctl(slave, TIOCSWINSZ, &plan.pty_winsize);
+  send_fd(plan.pty_sock, master);
+  close(master);
+  close(plan.pty_sock);
+  g_pty_slave = slave;
+}
+
 void apply_landlock(const LandlockPlan& ll) {
   sys::LandlockRulesetAttr attr = {ll.handled_fs, ll.handled_net, ll.scoped};
   int rs = sys::landlock_create_ruleset(&attr, sys::landlock_attr_size(ll.abi), 0);
@@ -403,8 +446,10 @@ void exec_failed(const Plan& plan, int err, const char* what) {
   reset_signals();
   if (!plan.exec_in_place && setsid() < 0) fail("setsid", "");
   if (plan.ctty_fd >= 0 && ioctl(plan.ctty_fd, TIOCSCTTY, 0) < 0) fail("controlling terminal", "");
+  if (g_pty_slave >= 0 && ioctl(g_pty_slave, TIOCSCTTY, 0) < 0) fail("controlling terminal", "");
   for (int i = 0; i < 3; ++i) {
-    if (plan.stdio[i] >= 0 && dup2(plan.stdio[i], i) < 0) fail("stdio", "");
+    int fd = plan.pty_stdio[i] && g_pty_slave >= 0 ? g_pty_slave : plan.stdio[i];
+    if (fd >= 0 && dup2(fd, i) < 0) fail("stdio", "");
   }
   // Every inherited descriptor but 0-2 and the ones passed on purpose closes at exec.
   if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
@@ -483,6 +528,7 @@ void sweep_orphans() {
     if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) fail("subreaper", "");
   }
   if (chdir(plan.cwd.c_str()) < 0) fail("chdir", plan.cwd.c_str());
+  if (plan.pty_sock >= 0) open_sandbox_pty(plan);
 
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) fail("no_new_privs", "");
   if (plan.landlock.abi > 0) apply_landlock(plan.landlock);
@@ -501,6 +547,9 @@ void sweep_orphans() {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
 
+  // The init is a copy of paddock (its memory and /proc/1/environ hold paddock's unscrubbed
+  // environment): not dumpable, so the command can neither read its /proc files nor ptrace it.
+  if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) fail("not dumpable", "");
   // A raw clone: glibc's fork() would run atfork handlers that may take locks another thread of
   // the original process held at clone time.
   long pid = syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, nullptr);

@@ -87,6 +87,7 @@ std::vector<sys::UniqueFd> receive_fds(int sock, std::size_t n) {
 }
 
 Launch::~Launch() {
+  if (sig_blocked) pthread_sigmask(SIG_SETMASK, &old_sigmask, nullptr);
   if (child_pid > 0 && !waited_) {
     if (pidfd) sys::pidfd_send_signal(pidfd.get(), SIGKILL);
     else kill(child_pid, SIGKILL);
@@ -129,7 +130,21 @@ Result<void> Launch::setup_stdio_impl(Plan& plan) {
   }
   // Inherit: a pty of its own when stdin is a terminal, so nothing reaches the real one.
   bool tty_out[3] = {false, false, false};
-  if (opts.pty && isatty(0)) {
+  if (opts.pty && isatty(0) && plan.namespaces) {
+    // The pty is made inside the sandbox (its own devpts); the master arrives after clone.
+    int sp[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) return errno_error("socketpair", errno, "pty");
+    pty_sock_.reset(sp[0]);
+    plan.pty_sock = keep_child(sp[1]);
+    plan.pty_have_termios = tcgetattr(0, &plan.pty_termios) == 0;
+    ioctl(0, TIOCGWINSZ, &plan.pty_winsize);
+    for (int i = 0; i < 3; ++i)
+      if (isatty(i)) {
+        plan.pty_stdio[i] = true;
+        tty_out[i] = true;
+      }
+    pty_mode_ = true;
+  } else if (opts.pty && isatty(0)) {
     auto p = open_pty(0);
     if (!p) return std::move(p).take_error();
     pty_master_ = std::move(p->master);
@@ -157,6 +172,13 @@ Result<void> Launch::setup_stdio_impl(Plan& plan) {
 }
 
 void Launch::close_child_side() { child_side_.clear(); }
+
+void Launch::receive_pty() {
+  if (!pty_sock_) return;
+  auto fds = receive_fds(pty_sock_.get(), 1);
+  pty_sock_.reset();
+  if (!fds.empty()) pty_master_ = std::move(fds[0]);
+}
 
 bool Launch::read_message(ChildMessage& m) {
   std::size_t got = 0;
@@ -189,6 +211,7 @@ void Launch::reset_for_retry() {
   err_r_.reset();
   in_w_.reset();
   pty_master_.reset();
+  pty_sock_.reset();
   child_side_.clear();
   pty_mode_ = false;
   if (!fallback_dir.empty()) {
@@ -204,17 +227,16 @@ Result<RunResult> Launch::wait() {
   res.warnings = warnings;
 
   // Signals to forward (CLI): taken through a signalfd so the loop sees them in order.
-  sigset_t fwd, old_mask;
+  sigset_t fwd;
   sigemptyset(&fwd);
-  const bool forwarding = opts.stdio == RunOptions::Stdio::Inherit && opts.forward_signals;
+  const bool forwarding = sig_blocked;  // blocked by start() before clone
   sys::UniqueFd sigfd;
   if (forwarding) {
     for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH}) sigaddset(&fwd, s);
-    pthread_sigmask(SIG_BLOCK, &fwd, &old_mask);
     sigfd.reset(signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK));
   }
   std::unique_ptr<RawMode> raw;
-  if (pty_mode_) {
+  if (pty_mode_ && pty_master_) {
     raw = std::make_unique<RawMode>(0);
     set_nonblock(pty_master_.get());
   }
@@ -239,7 +261,7 @@ Result<RunResult> Launch::wait() {
 
   bool init_done = false;
   bool report_open = true;
-  bool user_stdin_open = pty_mode_;
+  bool user_stdin_open = pty_mode_ && pty_master_;
   pid_t command_pid = -1;
 
   auto kill_tree = [&](int sig) {
@@ -402,7 +424,10 @@ Result<RunResult> Launch::wait() {
     }
   }
   if (!waited_) reap();
-  if (forwarding) pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  if (forwarding) {
+    pthread_sigmask(SIG_SETMASK, &old_sigmask, nullptr);
+    sig_blocked = false;
+  }
   raw.reset();
 
   // No exit message: the init itself was killed (timeout, cancel, memory limit, paddock's kill).

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <poll.h>
+#include <signal.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -42,6 +43,9 @@ class Launch final : public Execution {
   std::string isolation;
   bool namespaces = false;
   pid_t child_pid = -1;
+  unsigned uid = 0, gid = 0;  // the invoking user's, read before any unshare
+  bool sig_blocked = false;   // forwarded signals blocked since before clone
+  sigset_t old_sigmask;
   sys::UniqueFd pidfd;
   sys::UniqueFd report;
   std::vector<ChildMessage> pending;
@@ -49,6 +53,7 @@ class Launch final : public Execution {
   // Sets plan.stdio / ctty_fd and keeps the parent ends.
   Result<void> setup_stdio_impl(Plan& plan);
   void close_child_side();
+  void receive_pty();  // namespace mode: the pty master the init made in the sandbox
   bool read_message(ChildMessage& m);  // blocking; false on EOF
   void reap();                         // waits for the init process (after a failure)
   void reset_for_retry();
@@ -56,6 +61,7 @@ class Launch final : public Execution {
  private:
   std::vector<sys::UniqueFd> child_side_;
   sys::UniqueFd pty_master_;
+  sys::UniqueFd pty_sock_;
   sys::UniqueFd out_r_, err_r_, in_w_;
   bool pty_mode_ = false;
   bool relay_outputs_ = false;  // inherit mode with count_output: pipes relayed to our 1 and 2

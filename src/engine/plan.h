@@ -3,7 +3,9 @@
 #pragma once
 
 #include <linux/filter.h>
+#include <sys/ioctl.h>
 #include <sys/types.h>
+#include <termios.h>
 
 #include <cstdint>
 #include <string>
@@ -91,6 +93,14 @@ struct Plan {
   // stdio in the command process: fds (in the child) to dup onto 0, 1, 2; -1 keeps the fd
   int stdio[3] = {-1, -1, -1};
   int ctty_fd = -1;                   // pty slave to make the controlling terminal
+  // Namespace mode with a terminal: the init opens the pty in the sandbox's own devpts (so
+  // ttyname() works inside), sends the master on pty_sock, and the command gets the slave on
+  // the fds marked in pty_stdio, with these settings.
+  int pty_sock = -1;
+  bool pty_stdio[3] = {false, false, false};
+  struct termios pty_termios {};
+  bool pty_have_termios = false;
+  struct winsize pty_winsize {};
   std::vector<int> keep_fds;          // pass_fds: kept open under the same numbers
   int report_fd = -1;                 // write end of the report pipe (close-on-exec)
 

@@ -66,6 +66,7 @@ class Planner {
   Planner(const Policy& p, const FsPlanInputs& in) : policy_(p), in_(in) {}
 
   Result<FsPlan> run() {
+    if (auto r = check_write_only(); !r) return std::move(r).take_error();
     out_.landlock.abi = in_.landlock_abi;
     if (in_.landlock_abi > 0) {
       out_.landlock.handled_fs = landlock_handled_fs(in_.landlock_abi);
@@ -92,11 +93,18 @@ class Planner {
   }
 
   Result<void> plan_namespaces() {
-    // paddock's own files: the mask source and the policy file.
-    add({MountOp::Kind::WriteFile, "", in_new_root(std::string(kPaddockDir) + "/masked"), "(mask)", "", true, false});
+    // paddock's own files. The mask source lives in the scratch root (outside the new root), so a
+    // rule binding "/" itself cannot hide it; the policy file goes to /.paddock, or to the
+    // sandbox's own /dev when "/" is bound from the host and nothing can be created there.
+    bool root_bound = false;
+    for (const PathRule& r : policy_.paths)
+      if (r.path == "/") root_bound = true;
+    paddock_dir_ = root_bound ? std::string("/dev") + kPaddockDir : std::string(kPaddockDir);
+    out_.policy_file = paddock_dir_ + "/policy.json";
+    add({MountOp::Kind::WriteFile, "", kMaskSource, "", "", true, false});
     if (!in_.policy_json.empty())
-      add({MountOp::Kind::WriteFile, "", in_new_root(kPolicyFile), kPolicyFile, in_.policy_json, false, false});
-    ll(kPaddockDir, LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR);
+      add({MountOp::Kind::WriteFile, "", in_new_root(out_.policy_file), out_.policy_file, in_.policy_json, false, false});
+    ll(paddock_dir_, LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR);
     // Listing "/" (READ_DIR beneath covers listing, never file contents).
     ll("/", LANDLOCK_ACCESS_FS_READ_DIR);
 
@@ -179,7 +187,7 @@ class Planner {
         add({MountOp::Kind::MaskDir, "", in_new_root(d.path), d.path, "mode=000,size=4k,nr_inodes=8", true, true});
         out_.remount_ro_at_end.push_back(d.path);
       } else {
-        add({MountOp::Kind::MaskFile, in_new_root(std::string(kPaddockDir) + "/masked"), in_new_root(d.path),
+        add({MountOp::Kind::MaskFile, kMaskSource, in_new_root(d.path),
              d.path, "", true, false});
       }
     }
@@ -195,8 +203,8 @@ class Planner {
       std::string target = "/etc/resolv.conf";
       char real[PATH_MAX];
       if (realpath("/etc/resolv.conf", real) != nullptr) target = real;
-      std::string src = in_new_root(std::string(kPaddockDir) + "/resolv.conf");
-      add({MountOp::Kind::WriteFile, "", src, "/.paddock/resolv.conf", in_.resolv_conf, false, false});
+      std::string src = in_new_root(paddock_dir_ + "/resolv.conf");
+      add({MountOp::Kind::WriteFile, "", src, paddock_dir_ + "/resolv.conf", in_.resolv_conf, false, false});
       MountOp bind{MountOp::Kind::Bind, src, in_new_root(target), target, "", true, false};
       if (!covered_by_rule(target)) {
         // Not visible otherwise: the file is created in the sandbox's root at that path.
@@ -231,7 +239,6 @@ class Planner {
 
     std::stable_sort(ops_.begin(), ops_.end(), [](const MountOp& a, const MountOp& b) {
       int oa = order_of(a.kind), ob = order_of(b.kind);
-      if ((oa == 0) != (ob == 0)) return oa == 0;  // paddock's own files first
       if (a.label != b.label) {
         // Parents before children: compare paths component-wise.
         return a.label < b.label;
@@ -304,8 +311,29 @@ class Planner {
                             " cannot be created (it holds a hidden sensitive path)");
   }
 
+  // A Write rule nested in something the sandbox can read cannot be write-only: Landlock adds
+  // access along the path and the mount layer cannot take reading away. Refused, not loosened.
+  Result<void> check_write_only() const {
+    for (const PathRule& r : policy_.paths) {
+      if (r.access != Access::Write) continue;
+      for (const PathRule& o : policy_.paths)
+        if (&o != &r && grants(o.access, Access::Read) && is_under(r.path, o.path) && r.path != o.path)
+          return make_error("cannot be write-only inside " + o.path + ", which the sandbox can read",
+                            r.origin.detail.empty() ? r.path : r.origin.detail,
+                            "use --allow for it, or a --write path outside readable ones");
+      bool home_virtual = policy_.find_rule(policy_.home) == nullptr;
+      if ((home_virtual && !policy_.home.empty() && is_under(r.path, policy_.home)) ||
+          (policy_.find_rule("/tmp") == nullptr && is_under(r.path, "/tmp")))
+        return make_error("cannot be write-only inside the sandbox's own HOME or /tmp, which it can read",
+                          r.origin.detail.empty() ? r.path : r.origin.detail,
+                          "use --allow for it, or a --write path outside HOME and /tmp");
+    }
+    return {};
+  }
+
   const Policy& policy_;
   const FsPlanInputs& in_;
+  std::string paddock_dir_ = kPaddockDir;
   std::vector<MountOp> ops_;
   FsPlan out_;
 };

@@ -15,6 +15,8 @@ namespace paddock::engine {
 // Where the policy file and other paddock-made files live inside the sandbox.
 inline constexpr const char* kPaddockDir = "/.paddock";
 inline constexpr const char* kPolicyFile = "/.paddock/policy.json";
+// The empty mode-000 file bound over sensitive files; in the scratch root the child builds from.
+inline constexpr const char* kMaskSource = "/paddock-masked";
 
 struct FsPlanInputs {
   int landlock_abi = 0;
@@ -31,6 +33,7 @@ struct FsPlan {
   std::vector<std::string> remount_ro_at_end;
   LandlockPlan landlock;
   std::vector<std::string> warnings;
+  std::string policy_file = kPolicyFile;  // where the policy file is inside (namespace mode)
 };
 
 Result<FsPlan> plan_filesystem(const Policy& policy, const FsPlanInputs& in);

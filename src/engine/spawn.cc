@@ -172,7 +172,6 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   std::string policy_json = opts.expose_policy ? policy_to_json(policy).dump(2) + "\n" : "";
   if (ns) {
     fin.policy_json = policy_json;
-    if (opts.expose_policy) set_env(env, "PADDOCK_POLICY", kPolicyFile);
   } else {
     char tmpl[] = "/tmp/paddock-XXXXXX";
     if (!mkdtemp(tmpl)) return errno_error("mkdtemp", errno, "/tmp");
@@ -201,6 +200,7 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   std::sort(env.begin(), env.end());
   auto fs = plan_filesystem(policy, fin);
   if (!fs) return std::move(fs).take_error();
+  if (ns && opts.expose_policy) set_env(env, "PADDOCK_POLICY", fs->policy_file);
   plan.mounts = std::move(fs->mounts);
   plan.remount_ro_at_end = std::move(fs->remount_ro_at_end);
   plan.landlock = std::move(fs->landlock);
@@ -224,7 +224,7 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
     plan.loopback_up = true;
   }
   plan.new_cgroup_ns = ns;
-  unsigned uid = getuid(), gid = getgid();
+  unsigned uid = launch.uid, gid = launch.gid;
   plan.uid_map = std::to_string(uid) + " " + std::to_string(uid) + " 1\n";
   plan.gid_map = std::to_string(gid) + " " + std::to_string(gid) + " 1\n";
   bool visible = false;
@@ -253,6 +253,8 @@ Result<std::unique_ptr<Launch>> prepare(const Policy& policy, const RunOptions& 
   launch->policy = &launch->policy_copy;
   launch->opts = opts;
   launch->start_time = std::chrono::steady_clock::now();
+  launch->uid = getuid();
+  launch->gid = getgid();
   if (policy.network.mode == NetMode::Filtered) {
     launch->egress_options.resolve = opts.test_resolve;
     auto ef = net::create_egress_filter(policy.network, launch->egress_options);
@@ -278,6 +280,15 @@ Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOpt
   const Features& feat = quick_host_features();
   const std::vector<std::string> host_env = current_environment(opts);
 
+  // Signals paddock forwards are blocked from before clone, so one that arrives while the sandbox
+  // starts is forwarded by wait() rather than killing paddock (the child unblocks them).
+  if (opts.stdio == RunOptions::Stdio::Inherit && opts.forward_signals) {
+    sigset_t fwd;
+    sigemptyset(&fwd);
+    for (int sg : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH}) sigaddset(&fwd, sg);
+    pthread_sigmask(SIG_BLOCK, &fwd, &launch->old_sigmask);
+    launch->sig_blocked = true;
+  }
   bool try_namespaces = g_userns_broken.load() == 0;
   for (;;) {
     bool ns = try_namespaces;
@@ -332,6 +343,7 @@ Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOpt
         if (auto r = launch->egress->serve(std::move(fds)); !r) return std::move(r).take_error();
       }
     }
+    launch->receive_pty();
     // Wait until the sandbox is built (Started) or failed; a user namespace that turns out to be
     // unusable (AppArmor's restriction, some containers) falls back like one that cannot be made.
     ChildMessage first;
