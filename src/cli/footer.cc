@@ -19,9 +19,13 @@ std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const
   std::vector<std::string> out;
   bool limit_hit = r.timed_out || r.oom || !extra.empty();
   if (r.status == RunResult::Status::Signaled && !limit_hit) return out;  // not a sandbox issue
-  if (r.status == RunResult::Status::Exited && r.exit_code == 0) return out;
+  if (r.status == RunResult::Status::Exited && r.exit_code == 0 && !limit_hit) return out;
   switch (r.status) {
     case RunResult::Status::Exited:
+      if (r.exit_code == 0) {
+        out.push_back("Command exited with code 0, but the sandbox limited it:");
+        break;
+      }
       out.push_back("Command exited with code " + std::to_string(r.exit_code) +
                     ". This may be due to sandbox restrictions.");
       break;

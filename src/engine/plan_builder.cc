@@ -104,7 +104,7 @@ class Planner {
     add({MountOp::Kind::WriteFile, "", kMaskSource, "", "", true, false});
     if (!in_.policy_json.empty())
       add({MountOp::Kind::WriteFile, "", in_new_root(out_.policy_file), out_.policy_file, in_.policy_json, false, false});
-    ll(paddock_dir_, LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR);
+    ll(paddock_dir_, LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR, true);
     // Listing "/" (READ_DIR beneath covers listing, never file contents).
     ll("/", LANDLOCK_ACCESS_FS_READ_DIR);
 
