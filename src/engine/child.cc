@@ -273,6 +273,26 @@ void bring_loopback_up() {
   close(s);
 }
 
+// Sends descriptors to paddock with SCM_RIGHTS (at most 32).
+void send_fds(int sock, const int* fds, std::size_t n, const char* what) {
+  char cbuf[CMSG_SPACE(sizeof(int) * 32)];
+  std::memset(cbuf, 0, sizeof(cbuf));
+  char byte = 'F';
+  struct iovec iov = {&byte, 1};
+  struct msghdr msg;
+  std::memset(&msg, 0, sizeof(msg));
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = cbuf;
+  msg.msg_controllen = CMSG_SPACE(sizeof(int) * n);
+  struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int) * n);
+  std::memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
+  if (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0) fail(what, "send");
+}
+
 // Creates the egress filter's listeners inside the sandbox's network namespace and hands them to
 // the parent, which serves them from the host network.
 void send_listeners(const Plan& plan) {
@@ -295,43 +315,9 @@ void send_listeners(const Plan& plan) {
     if (tcp && listen(s, 256) < 0) fail("network listener listen", l.role.c_str());
     fds[n++] = s;
   }
-  char cbuf[CMSG_SPACE(sizeof(int) * kMax)];
-  std::memset(cbuf, 0, sizeof(cbuf));
-  char byte = 'L';
-  struct iovec iov = {&byte, 1};
-  struct msghdr msg;
-  std::memset(&msg, 0, sizeof(msg));
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = cbuf;
-  msg.msg_controllen = CMSG_SPACE(sizeof(int) * n);
-  struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int) * n);
-  std::memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
-  if (sendmsg(plan.net_fd, &msg, MSG_NOSIGNAL) < 0) fail("network listeners", "send");
+  send_fds(plan.net_fd, fds, n, "network listeners");
   for (std::size_t i = 0; i < n; ++i) close(fds[i]);
   close(plan.net_fd);
-}
-
-void send_fd(int sock, int fd) {
-  char cbuf[CMSG_SPACE(sizeof(int))];
-  std::memset(cbuf, 0, sizeof(cbuf));
-  char byte = 'P';
-  struct iovec iov = {&byte, 1};
-  struct msghdr msg;
-  std::memset(&msg, 0, sizeof(msg));
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = cbuf;
-  msg.msg_controllen = sizeof(cbuf);
-  struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
-  if (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0) fail("pty", "send master");
 }
 
 // Opens a pty in the sandbox's own devpts; the master goes to paddock, the slave to the command.
@@ -351,7 +337,7 @@ void open_sandbox_pty(const Plan& plan) {
   if (slave < 0) fail("pty", path);
   if (plan.pty_have_termios) tcsetattr(slave, TCSANOW, &plan.pty_termios);
   ioctl(slave, TIOCSWINSZ, &plan.pty_winsize);
-  send_fd(plan.pty_sock, master);
+  send_fds(plan.pty_sock, &master, 1, "pty");
   close(master);
   close(plan.pty_sock);
   g_pty_slave = slave;
