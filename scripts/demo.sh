@@ -24,6 +24,10 @@ if "$paddock" run -- cat "$HOME/.ssh/id_ed25519"; then
 fi
 echo
 echo "\$ paddock why --path ~/.ssh/id_ed25519 --op read"
-"$paddock" why --path "$HOME/.ssh/id_ed25519" --op read
+# why exits 1 for "not allowed", which is the answer we expect here.
+if "$paddock" why --path "$HOME/.ssh/id_ed25519" --op read; then
+  echo "demo: FAILED — why says the key is readable" >&2
+  exit 1
+fi
 echo
 echo "demo: ok — the project write succeeded and the key stayed unreadable"

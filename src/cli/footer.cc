@@ -46,9 +46,15 @@ std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const
   }
   out.push_back("    system directories (read-only), " + tilde(p, p.home) + " (fresh, empty), /tmp (private)");
   if (!p.denied.empty()) {
+    // The user's own secrets first: they are what people look for.
+    std::vector<std::string> names;
+    for (const auto& den : p.denied)
+      if (tilde(p, den.path)[0] == '~') names.push_back(tilde(p, den.path));
+    for (const auto& den : p.denied)
+      if (tilde(p, den.path)[0] != '~') names.push_back(den.path);
     std::string d;
-    for (std::size_t i = 0; i < p.denied.size() && i < 4; ++i) d += (i ? ", " : "") + tilde(p, p.denied[i].path);
-    if (p.denied.size() > 4) d += ", ...";
+    for (std::size_t i = 0; i < names.size() && i < 4; ++i) d += (i ? ", " : "") + names[i];
+    if (names.size() > 4) d += ", ...";
     out.push_back("  Hidden (sensitive): " + d);
   }
   out.push_back(std::string("  Network: ") +
