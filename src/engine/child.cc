@@ -29,9 +29,6 @@
 #include "sys/raw_io.h"
 #include "sys/syscalls.h"
 
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CLOSE_RANGE_CLOEXEC (1U << 2)
-#endif
 #ifndef PR_CAP_AMBIENT
 #define PR_CAP_AMBIENT 47
 #define PR_CAP_AMBIENT_CLEAR_ALL 4
@@ -438,7 +435,7 @@ void exec_failed(const Plan& plan, int err, const char* what) {
     if (fd >= 0 && dup2(fd, i) < 0) fail("stdio", "");
   }
   // Every inherited descriptor but 0-2 and the ones passed on purpose closes at exec.
-  if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
+  if (sys::close_range(3, ~0U, sys::kCloseRangeCloexec) < 0) {
     for (int fd = 3; fd < 65536; ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
   }
   for (int fd : plan.keep_fds) {
@@ -548,9 +545,8 @@ void sweep_orphans() {
   int rfd = plan.report_fd;
   for (int fd = 0; fd < 3; ++fd)
     if (fd != rfd) close(fd);
-  if (syscall(SYS_close_range, 3U, rfd > 3 ? static_cast<unsigned>(rfd - 1) : 2U, 0) < 0) {
-  }
-  syscall(SYS_close_range, static_cast<unsigned>(rfd + 1), ~0U, 0);
+  if (rfd > 3) sys::close_range(3, static_cast<unsigned>(rfd - 1), 0);
+  sys::close_range(static_cast<unsigned>(rfd + 1), ~0U, 0);
   send(ChildMessage::Started, 0, static_cast<int>(pid), "", "");
 
   int status = 0;

@@ -98,7 +98,6 @@ Launch::~Launch() {
 }
 
 int Launch::take_stdin() {
-  stdin_taken_ = true;
   return in_w_.release();
 }
 
@@ -251,11 +250,6 @@ Result<RunResult> Launch::wait() {
   if (err_r_) set_nonblock(err_r_.get());
   std::string stdin_buf = opts.stdin_data.value_or("");
   std::size_t stdin_off = 0;
-  if (in_w_ && !opts.stdin_data) {
-    // stdin_pipe: the caller owns the write end unless it never took it.
-    if (!stdin_taken_) {
-    }
-  }
   if (in_w_ && opts.stdin_data) set_nonblock(in_w_.get());
   if (in_w_ && opts.stdin_data && stdin_buf.empty()) in_w_.reset();
 
@@ -330,10 +324,8 @@ Result<RunResult> Launch::wait() {
 
     bool outputs_open = out_r_ || err_r_ || pty_master_;
     if (child_gone && !report_open && !outputs_open) break;
-    if (child_gone && !report_open) {
-      // The init is gone; whatever still holds an output open (a fallback-mode orphan) gets a
-      // moment to flush, then we stop reading.
-    }
+    // Once the init is gone, whatever still holds an output open (a fallback-mode orphan) gets
+    // a moment to flush (the 200 ms poll below), then we stop reading.
     int n = poll(pfds.data(), pfds.size(), child_gone ? 200 : -1);
     if (n < 0) {
       if (errno == EINTR) continue;

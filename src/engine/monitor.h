@@ -65,7 +65,6 @@ class Launch final : public Execution {
   sys::UniqueFd out_r_, err_r_, in_w_;
   bool pty_mode_ = false;
   bool relay_outputs_ = false;  // inherit mode with count_output: pipes relayed to our 1 and 2
-  bool stdin_taken_ = false;
   bool waited_ = false;
   int wait_status_ = 0;
   struct rusage rusage_ {};

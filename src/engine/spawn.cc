@@ -72,7 +72,8 @@ int move_high(int fd) {
 // names it; *visible tells which case it is.
 std::string find_in_path(const std::string& cmd, const std::vector<std::string>& env, const Policy& policy,
                          bool* visible) {
-  auto sees = [&](const std::string& p) { return explain_path(policy, p, Op::Exec, *real_fs()).allowed; };
+  const std::shared_ptr<FsView> fs = real_fs();
+  auto sees = [&](const std::string& p) { return explain_path(policy, p, Op::Exec, *fs).allowed; };
   const std::string& cwd = policy.cwd;
   if (cmd.find('/') != std::string::npos) {
     std::string p = cmd[0] == '/' ? cmd : cwd + "/" + cmd;

@@ -86,8 +86,8 @@ int mount_setattr_recursive(const char* path, std::uint64_t attr_set, std::uint6
   return static_cast<int>(::syscall(SYS_mount_setattr, AT_FDCWD, path, AT_RECURSIVE, &attr, sizeof(attr)));
 }
 
-int close_range_from(unsigned first) {
-  return static_cast<int>(::syscall(SYS_close_range, first, ~0U, 0));
+int close_range(unsigned first, unsigned last, unsigned flags) {
+  return static_cast<int>(::syscall(SYS_close_range, first, last, flags));
 }
 
 }  // namespace paddock::sys

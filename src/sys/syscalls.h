@@ -71,7 +71,8 @@ constexpr std::uint64_t kMountAttrNosuid = 0x00000002;
 constexpr std::uint64_t kMountAttrNodev = 0x00000004;
 constexpr std::uint64_t kMountAttrNoexec = 0x00000008;
 
-// close_range(first, ~0U, 0); returns -1 when unsupported.
-int close_range_from(unsigned first);
+// close_range(2); returns -1 with ENOSYS on kernels before 5.9 (CLOEXEC flag: 5.11).
+int close_range(unsigned first, unsigned last, unsigned flags);
+constexpr unsigned kCloseRangeCloexec = 1U << 2;  // CLOSE_RANGE_CLOEXEC
 
 }  // namespace paddock::sys
