@@ -33,8 +33,9 @@ class FeatureProbe {
 
 // The real probe; results are cached after the first call. Thread-safe.
 FeatureProbe& host_features();
-// The cheap part of the probe (no throwaway namespace child): Landlock, seccomp, mount_setattr,
-// clone3, cgroups. What `run` uses on its hot path; user namespaces are tried, not probed.
+// The cheap part of the probe (no throwaway namespace child, no file reads): Landlock, seccomp,
+// no_new_privs, mount_setattr, clone3; the cgroup and TIOCSTI fields stay at their defaults.
+// What `run` uses on its hot path; user namespaces are tried, not probed.
 const Features& quick_host_features();
 
 // What `paddock run` will get on this host, in words: "namespaces + landlock(ABI 6) + seccomp".

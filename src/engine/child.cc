@@ -89,6 +89,27 @@ bool write_file(const char* path, const char* data) {
   return ok;
 }
 
+// Creates the directory buf[0..len) and any missing parents (mkdir -p), in place: buf is
+// modified while walking and restored. Tries the deepest directory first, so the common case
+// (parents already exist) is one mkdir, not one per component.
+bool mkdir_p(char* buf, std::size_t len) {
+  if (len == 0) return true;
+  char saved = buf[len];
+  buf[len] = '\0';
+  bool ok = mkdir(buf, 0755) == 0 || errno == EEXIST;
+  if (!ok && errno == ENOENT) {
+    std::size_t slash = len;
+    while (slash > 0 && buf[slash - 1] != '/') --slash;
+    // buf[0..slash-1) is the parent; "/" itself always exists.
+    if (slash > 1 && mkdir_p(buf, slash - 1)) {
+      buf[len] = '\0';
+      ok = mkdir(buf, 0755) == 0 || errno == EEXIST;
+    }
+  }
+  buf[len] = saved;
+  return ok;
+}
+
 // mkdir -p for the parents of `path` (and `path` itself when is_dir); creates an empty file
 // when !is_dir. Existing objects are fine.
 bool ensure_mountpoint(const char* path, bool is_dir) {
@@ -99,17 +120,13 @@ bool ensure_mountpoint(const char* path, bool is_dir) {
     return false;
   }
   std::memcpy(buf, path, len + 1);
-  for (std::size_t i = 1; i < len; ++i) {
-    if (buf[i] != '/') continue;
-    buf[i] = '\0';
-    if (mkdir(buf, 0755) < 0 && errno != EEXIST) return false;
-    buf[i] = '/';
-  }
-  if (is_dir) {
-    if (mkdir(buf, 0755) < 0 && errno != EEXIST) return false;
-    return true;
-  }
+  if (is_dir) return mkdir_p(buf, len);
   int fd = open(buf, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0 && errno == ENOENT) {
+    const char* slash = std::strrchr(buf, '/');
+    if (slash && slash != buf && mkdir_p(buf, static_cast<std::size_t>(slash - buf)))
+      fd = open(buf, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  }
   if (fd < 0) {
     if (errno == EISDIR || errno == EROFS || errno == EACCES) {
       struct stat st;

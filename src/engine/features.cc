@@ -145,14 +145,16 @@ Features probe_quick() {
   f.mount_setattr = !(sys::mount_setattr_recursive("/nonexistent-paddock-probe", 0, 0) < 0 && errno == ENOSYS);
   errno = 0;
   f.clone3 = !(sys::clone3(nullptr) < 0 && errno == ENOSYS);
-  probe_cgroups(f);
-  std::string tiocsti = read_small("/proc/sys/dev/tty/legacy_tiocsti");
-  f.tiocsti_legacy = tiocsti != "0";
   return f;
 }
 
+// What only `doctor` reports: every run would pay for reading /proc/self/mounts for nothing
+// (resource limits discover the cgroup layout themselves, and only when a limit needs it).
 Features probe_all() {
   Features f = probe_quick();
+  probe_cgroups(f);
+  std::string tiocsti = read_small("/proc/sys/dev/tty/legacy_tiocsti");
+  f.tiocsti_legacy = tiocsti != "0";
   probe_userns(f);
   return f;
 }

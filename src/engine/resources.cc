@@ -201,6 +201,12 @@ Result<void> CgroupControl::join_v1(const CgroupLayout& layout, const std::strin
   return ok_result();
 }
 
+// Cgroups cost a mkdir and an rmdir per hierarchy (0.1-0.5 ms each): made only when a limit
+// needs one, or a timeout needs a way to kill a tree that no pid namespace holds together.
+bool needs_cgroup(const Limits& limits, const ResourceOptions& options) {
+  return limits.memory_bytes || limits.pids || limits.cpu || (limits.timeout && !options.new_pid_namespace);
+}
+
 Result<void> CgroupControl::plan(const CgroupLayout& layout) {
   std::set<std::string> wanted;
   if (limits_.memory_bytes) wanted.insert("memory");
@@ -215,11 +221,7 @@ Result<void> CgroupControl::plan(const CgroupLayout& layout) {
   if (limits_.pids && *limits_.pids == 0)
     return make_error("pids limit must be at least 1", "limits");
 
-  // Cgroups cost a mkdir and an rmdir per hierarchy (0.1-0.5 ms each): made only when a limit
-  // needs one, or a timeout needs a way to kill a tree that no pid namespace holds together.
-  const bool need_cgroup =
-      !wanted.empty() || (limits_.timeout && !options_.new_pid_namespace);
-  if (need_cgroup) {
+  if (needs_cgroup(limits_, options_)) {
     if (auto r = setup_v2(layout, wanted); !r) return r;
     // v1 for what cgroup2 does not cover. With neither, a pids cgroup (no limit set) still
     // lets kill_all() find every process of the run.
@@ -509,6 +511,8 @@ Result<std::unique_ptr<ResourceControl>> create_resource_control(const Limits& l
 Result<std::unique_ptr<ResourceControl>> create_resource_control(const Limits& limits,
                                                                  const Features&,
                                                                  const ResourceOptions& options) {
+  // Reading mountinfo and /proc/self/cgroup is paid only by runs that make a cgroup.
+  if (!needs_cgroup(limits, options)) return create_resource_control(limits, CgroupLayout{}, options);
   auto layout = discover_cgroup_layout();
   if (!layout.ok()) return std::move(layout).take_error();
   return create_resource_control(limits, *layout, options);
