@@ -95,5 +95,174 @@ TEST(PolicyJson, ClearErrors) {
   EXPECT_FALSE(policy_from_json(nlohmann::json::array()).ok());
 }
 
+
+// The PADDOCK_POLICY file's exact text, pinned: the sandbox and `why --self` read it, and the
+// run path writes it with a hand-rolled writer (policy_json_text) that must not drift from it.
+Policy sample_policy() {
+  Policy p = full_policy();
+  p.paths[3].given = "~/d\"q\\b";
+  p.paths[3].origin.detail = "--read ~/d\"q\\b";
+  p.env.set = {{"B", "two words"}, {"A", "1"}, {"a", "x/y"}};
+  p.limits.tmp_size_bytes = 18446744073709551615ull;
+  p.limits.home_size_bytes = 0;
+  p.limits.best_effort = true;
+  p.notes.push_back("two");
+  return p;
+}
+
+constexpr const char* kSampleJson = R"({
+  "cwd": "/home/u/proj",
+  "denied": [
+    {
+      "path": "/etc/shadow",
+      "reason": "password hashes"
+    }
+  ],
+  "env": {
+    "pass": [
+      "GITHUB_TOKEN"
+    ],
+    "set": {
+      "A": "1",
+      "B": "two words",
+      "a": "x/y"
+    }
+  },
+  "home": "/home/u",
+  "limits": {
+    "best_effort": true,
+    "core_dumps": true,
+    "cpu": 1.5,
+    "home_size_bytes": 0,
+    "max_open_files": 1024,
+    "memory_bytes": 2147483648,
+    "pids": 256,
+    "timeout_ms": 1800000,
+    "tmp_size_bytes": 18446744073709551615
+  },
+  "network": {
+    "allow": [
+      "*.github.com",
+      "pypi.org:443"
+    ],
+    "deny": [
+      "evil.example"
+    ],
+    "mode": "filtered"
+  },
+  "notes": [
+    "system path /nix/store is absent on this host; skipped",
+    "two"
+  ],
+  "paths": [
+    {
+      "access": "read",
+      "given": "/usr",
+      "optional": true,
+      "origin": {
+        "detail": "system default",
+        "kind": "built-in"
+      },
+      "path": "/usr"
+    },
+    {
+      "access": "read",
+      "given": "/bin",
+      "optional": true,
+      "origin": {
+        "detail": "system default",
+        "kind": "built-in"
+      },
+      "path": "/bin",
+      "symlink_target": "/usr/bin"
+    },
+    {
+      "access": "read+write",
+      "given": ".",
+      "optional": false,
+      "origin": {
+        "detail": "current directory",
+        "kind": "cwd"
+      },
+      "path": "/home/u/proj"
+    },
+    {
+      "access": "read",
+      "given": "~/d\"q\\b",
+      "optional": false,
+      "origin": {
+        "detail": "--read ~/d\"q\\b",
+        "kind": "flag"
+      },
+      "path": "/home/u/docs"
+    },
+    {
+      "access": "write",
+      "given": "~/out",
+      "optional": false,
+      "origin": {
+        "detail": "x.toml:3:9",
+        "kind": "profile"
+      },
+      "path": "/home/u/out"
+    }
+  ],
+  "profile": "claude",
+  "protected": [
+    {
+      "exists": true,
+      "path": "/home/u/proj/.git/hooks",
+      "reason": "git hooks"
+    },
+    {
+      "exists": false,
+      "path": "/home/u/proj/.envrc",
+      "reason": "direnv"
+    }
+  ],
+  "require_namespaces": true,
+  "user": "u",
+  "version": "paddock.policy/1"
+})";
+
+constexpr const char* kEmptyJson = R"({
+  "cwd": "",
+  "denied": [],
+  "env": {
+    "pass": [],
+    "set": {}
+  },
+  "home": "",
+  "limits": {},
+  "network": {
+    "allow": [],
+    "deny": [],
+    "mode": "off"
+  },
+  "notes": [],
+  "paths": [],
+  "profile": "",
+  "protected": [],
+  "require_namespaces": false,
+  "user": "",
+  "version": "paddock.policy/1"
+})";
+
+TEST(PolicyJson, ExactText) {
+  EXPECT_EQ(policy_to_json(sample_policy()).dump(2), kSampleJson);
+  EXPECT_EQ(policy_to_json(Policy{}).dump(2), kEmptyJson);
+}
+
+TEST(PolicyJson, ExactTextEscapes) {
+  Policy p;
+  p.cwd = "/p/\xc3\xa9t\xc3\xa9\t\n\r\b\f\x01\x1f\x7f";
+  p.user = "\"\\/";
+  const std::string text = policy_to_json(p).dump(2);
+  EXPECT_NE(text.find("\"cwd\": \"/p/\xc3\xa9t\xc3\xa9\\t\\n\\r\\b\\f\\u0001\\u001f\x7f\",\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\"user\": \"\\\"\\\\/\",\n"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace paddock
