@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -472,6 +473,28 @@ void exec_failed(const Plan& plan, int err, const char* what) {
 }
 
 // Reaps every orphan this process inherited as subreaper (fallback mode without a pid namespace).
+// The tree's CPU time and peak RSS (this init and everything it reaped), for RunResult when
+// the parent does not wait4() the init.
+void send_usage() {
+  struct rusage self, kids;
+  if (getrusage(RUSAGE_SELF, &self) != 0 || getrusage(RUSAGE_CHILDREN, &kids) != 0) return;
+  auto us = [](const struct timeval& a, const struct timeval& b) {
+    return static_cast<unsigned long>(a.tv_sec + b.tv_sec) * 1000000UL +
+           static_cast<unsigned long>(a.tv_usec + b.tv_usec);
+  };
+  char buf[96], num[24];
+  std::size_t n = 0;
+  sys::format_uint(num, sizeof(num), us(self.ru_utime, kids.ru_utime));
+  n = sys::append(buf, sizeof(buf), n, num);
+  n = sys::append(buf, sizeof(buf), n, " ");
+  sys::format_uint(num, sizeof(num), us(self.ru_stime, kids.ru_stime));
+  n = sys::append(buf, sizeof(buf), n, num);
+  n = sys::append(buf, sizeof(buf), n, " ");
+  sys::format_uint(num, sizeof(num), static_cast<unsigned long>(std::max(self.ru_maxrss, kids.ru_maxrss)));
+  sys::append(buf, sizeof(buf), n, num);
+  send(ChildMessage::Usage, 0, 0, "", buf);
+}
+
 void sweep_orphans() {
   char path[64];
   std::size_t n = sys::append(path, sizeof(path), 0, "/proc/self/task/");
@@ -581,6 +604,14 @@ void sweep_orphans() {
   }
   g_command_pid = 0;
   if (plan.fallback_subreaper) sweep_orphans();
+  if (plan.namespaces) {
+    // The run ends with the command: kill what it left behind and reap everything, so that the
+    // messages below mean "no sandboxed process is alive" (kill(-1) spares only this init).
+    kill(-1, SIGKILL);
+    while (wait4(-1, nullptr, __WALL, nullptr) > 0 || errno == EINTR) {
+    }
+    send_usage();
+  }
   // In its own pid namespace, the last pid handed out is the number of processes started
   // (pid 1 is this init). Reported with the exit status.
   int started = 0;

@@ -13,7 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
+#include <mutex>
 
 #include "engine/pty.h"
 #include "sys/raw_io.h"
@@ -200,6 +202,29 @@ void Launch::reap() {
   waited_ = true;
 }
 
+namespace {
+std::mutex g_detached_mu;
+std::vector<pid_t> g_detached;  // our children: their pids cannot be reused until reaped
+}  // namespace
+
+void Launch::detach_init() {
+  if (child_pid <= 0 || waited_) return;
+  {
+    std::lock_guard<std::mutex> lock(g_detached_mu);
+    g_detached.push_back(child_pid);
+  }
+  waited_ = true;
+  reap_detached();  // often already gone
+}
+
+void reap_detached() {
+  std::lock_guard<std::mutex> lock(g_detached_mu);
+  std::erase_if(g_detached, [](pid_t p) {
+    pid_t r = waitpid(p, nullptr, WNOHANG | __WALL);
+    return r == p || (r < 0 && errno == ECHILD);
+  });
+}
+
 void Launch::reset_for_retry() {
   child_pid = -1;
   waited_ = false;
@@ -284,6 +309,16 @@ Result<RunResult> Launch::wait() {
       case ChildMessage::Started:
         command_pid = m.value;
         break;
+      case ChildMessage::Usage: {
+        unsigned long long ut = 0, st = 0, rss = 0;
+        if (std::sscanf(m.detail, "%llu %llu %llu", &ut, &st, &rss) == 3) {
+          rusage_.ru_utime = {static_cast<time_t>(ut / 1000000), static_cast<suseconds_t>(ut % 1000000)};
+          rusage_.ru_stime = {static_cast<time_t>(st / 1000000), static_cast<suseconds_t>(st % 1000000)};
+          rusage_.ru_maxrss = static_cast<long>(rss);
+          usage_reported_ = true;
+        }
+        break;
+      }
       case ChildMessage::ExitStatus:
         if (m.err > 0) res.processes_started = static_cast<std::uint64_t>(m.err);
         if (res.status == RunResult::Status::Exited) {
@@ -301,6 +336,9 @@ Result<RunResult> Launch::wait() {
   for (const ChildMessage& m : pending) handle_message(m);
   pending.clear();
   bool got_exit_message = init_done;
+  // Without cgroups to read and remove, the run is over once the init has said so (it kills
+  // and reaps the rest first); its own exit, the namespace teardown, is not waited for.
+  const bool finish_on_report = namespaces && resources->attach_fds().empty();
 
   bool child_gone = false;
   for (;;) {
@@ -324,6 +362,7 @@ Result<RunResult> Launch::wait() {
 
     bool outputs_open = out_r_ || err_r_ || pty_master_;
     if (child_gone && !report_open && !outputs_open) break;
+    if (finish_on_report && got_exit_message && usage_reported_ && !outputs_open) break;
     // Once the init is gone, whatever still holds an output open (a fallback-mode orphan) gets
     // a moment to flush (the 200 ms poll below), then we stop reading.
     int n = poll(pfds.data(), pfds.size(), child_gone ? 200 : -1);
@@ -336,13 +375,17 @@ Result<RunResult> Launch::wait() {
       if (!pfds[i].revents) continue;
       switch (srcs[i]) {
         case kReport: {
-          ChildMessage m;
-          if (read_message(m)) {
+          // Everything already written (Usage and ExitStatus come back to back).
+          pollfd more = {report.get(), POLLIN, 0};
+          do {
+            ChildMessage m;
+            if (!read_message(m)) {
+              report_open = false;
+              break;
+            }
             handle_message(m);
             if (m.type == ChildMessage::ExitStatus) got_exit_message = true;
-          } else {
-            report_open = false;
-          }
+          } while (poll(&more, 1, 0) == 1 && (more.revents & POLLIN));
           break;
         }
         case kPidfd:
@@ -415,7 +458,10 @@ Result<RunResult> Launch::wait() {
       }
     }
   }
-  if (!waited_) reap();
+  if (!waited_) {
+    if (finish_on_report && got_exit_message && usage_reported_) detach_init();
+    else reap();
+  }
   if (forwarding) {
     pthread_sigmask(SIG_SETMASK, &old_sigmask, nullptr);
     sig_blocked = false;

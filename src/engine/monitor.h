@@ -56,6 +56,9 @@ class Launch final : public Execution {
   void receive_pty();  // namespace mode: the pty master the init made in the sandbox
   bool read_message(ChildMessage& m);  // blocking; false on EOF
   void reap();                         // waits for the init process (after a failure)
+  // The init reported the end of the run (Usage + ExitStatus: every other sandboxed process
+  // is dead): hand it to the deferred reaper instead of waiting out its namespace teardown.
+  void detach_init();
   void reset_for_retry();
 
  private:
@@ -66,11 +69,16 @@ class Launch final : public Execution {
   bool pty_mode_ = false;
   bool relay_outputs_ = false;  // inherit mode with count_output: pipes relayed to our 1 and 2
   bool waited_ = false;
+  bool usage_reported_ = false;  // rusage_ came from the init's Usage message
   int wait_status_ = 0;
   struct rusage rusage_ {};
 };
 
 inline Result<void> setup_stdio(Launch& l, Plan& plan) { return l.setup_stdio_impl(plan); }
+
+// Inits handed over by detach_init(): reaped without blocking by every start() (a process that
+// exits leaves them to the kernel). Thread-safe.
+void reap_detached();
 
 // Receives up to `n` descriptors sent with SCM_RIGHTS (the egress listeners).
 std::vector<sys::UniqueFd> receive_fds(int sock, std::size_t n);

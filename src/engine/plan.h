@@ -61,8 +61,12 @@ struct LandlockPlan {
 };
 
 // Messages the child writes to the report pipe (fixed size, written with one write()).
+// A namespace init ends a run with Usage then ExitStatus, and sends them only after it has
+// killed and reaped every other process of the sandbox: from then on nothing sandboxed is
+// alive and the parent need not wait for the init's own exit (its namespace teardown).
 struct ChildMessage {
-  enum Type : std::uint32_t { SetupError = 1, ExecError = 2, ExitStatus = 3, Started = 4 };
+  // Usage: detail is "<user cpu µs> <system cpu µs> <peak RSS KiB>" of the whole tree.
+  enum Type : std::uint32_t { SetupError = 1, ExecError = 2, ExitStatus = 3, Started = 4, Usage = 5 };
   std::uint32_t type = 0;
   std::int32_t err = 0;
   std::int32_t value = 0;  // wait status for ExitStatus, pid for Started

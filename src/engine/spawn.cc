@@ -275,6 +275,7 @@ Result<void> check_mode(const Policy& policy, bool ns) {
 }
 
 Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOptions& opts) {
+  reap_detached();
   auto prepared = prepare(policy, opts);
   if (!prepared) return std::move(prepared).take_error();
   std::unique_ptr<Launch> launch = std::move(prepared.value());

@@ -205,6 +205,21 @@ TEST(Escape, OrphanedDaemonDiesWithSandbox) {
   for (pid_t pid : left) kill(pid, SIGKILL);
 }
 
+// paddock returns only once nothing of the sandbox is alive: the init kills and reaps what the
+// command left behind before it reports, so not even a moment's grace is needed here.
+TEST(Escape, NoSandboxedProcessOutlivesTheRun) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  std::string marker = w.project + "/daemon-strict-" + std::to_string(getpid()) + ".pid";
+  auto p = w.paddock({"run", "--", "/bin/sh", "-c",
+                      w.probe + " daemon " + marker + " 60; sleep 60 & sleep 61 & exit 0 # " + marker});
+  ASSERT_EQ(p.code, 0) << describe(p);
+  ASSERT_TRUE(exists(marker)) << "the daemon did not start\n" << describe(p);
+  std::vector<pid_t> left = host_pids_with(marker);
+  EXPECT_TRUE(left.empty()) << left.size() << " sandboxed processes alive after paddock returned";
+  for (pid_t pid : left) kill(pid, SIGKILL);
+}
+
 TEST(Escape, OrphanedDaemonDiesWhenPaddockKilled) {
   KTEST_REQUIRE_BINARIES();
   World w;

@@ -24,6 +24,25 @@ TEST(CoreEngine, ReportCountsOutputAndProcesses) {
   EXPECT_GE(j["usage"]["processes_started"].get<int>(), 3) << j.dump(2);
 }
 
+// The run ends when the init reports (it kills and reaps the rest first), without waiting for
+// the init's own exit; the tree's CPU time and peak memory still reach the report.
+TEST(CoreEngine, ReportHasTheTreesCpuAndPeakMemory) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  std::string report = w.project + "/run.json";
+  // The shell holds a 40 MB command substitution; the loop burns a little CPU.
+  auto r = w.paddock({"run", "--report", report, "--", "/bin/sh", "-c",
+                      "x=$(head -c 40000000 /dev/zero | tr '\\0' a); i=0; while [ $i -lt 20000 ]; do "
+                      "i=$((i+1)); done; echo ${#x}"});
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "40000000")) << describe(r);
+  auto j = nlohmann::json::parse(read_file(report), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << read_file(report);
+  EXPECT_GE(j["usage"]["peak_memory_bytes"].get<std::uint64_t>(), 40000000ull) << j.dump(2);
+  EXPECT_LT(j["usage"]["peak_memory_bytes"].get<std::uint64_t>(), 1ull << 30) << j.dump(2);
+  EXPECT_GT(j["usage"]["user_cpu_s"].get<double>() + j["usage"]["sys_cpu_s"].get<double>(), 0.0) << j.dump(2);
+}
+
 TEST(CoreEngine, CommandOnlyOnHiddenPathIsNamedWithTheFlag) {
   KTEST_REQUIRE_BINARIES();
   World w;
