@@ -1,17 +1,14 @@
+// The seccomp rule list, with why each entry is there. Data only: the BPF program is compiled from
+// it at build time (seccomp_gen/), so nothing here links libseccomp.
 #include "engine/seccomp_policy.h"
 
 #include <errno.h>
 #include <sched.h>
-#include <seccomp.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
-#include <memory>
-
-#include "sys/unique_fd.h"
+#include "engine/seccomp_policy_rules.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
@@ -20,22 +17,36 @@
 namespace paddock::engine {
 namespace {
 
-// What each argument filter compares. `mask` == 0 means "no argument filter".
-struct Rule {
-  const char* name;
-  int err;
-  const char* why;
-  unsigned arg = 0;
-  std::uint64_t mask = 0;
-  std::uint64_t value = 0;
-  const char* label = nullptr;  // how the entry is shown ("ioctl(TIOCSTI)")
+struct NamespaceFlag {
+  std::uint64_t flag;
+  const char* unshare_label;
+  const char* clone_label;
 };
 
-constexpr std::uint64_t kNamespaceFlags[] = {CLONE_NEWUSER, CLONE_NEWNS,  CLONE_NEWPID,   CLONE_NEWNET,
-                                             CLONE_NEWUTS,  CLONE_NEWIPC, CLONE_NEWCGROUP, CLONE_NEWTIME};
+constexpr NamespaceFlag kNamespaceFlags[] = {
+    {CLONE_NEWUSER, "unshare(CLONE_NEWUSER)", "clone(CLONE_NEWUSER)"},
+    {CLONE_NEWNS, "unshare(CLONE_NEWNS)", "clone(CLONE_NEWNS)"},
+    {CLONE_NEWPID, "unshare(CLONE_NEWPID)", "clone(CLONE_NEWPID)"},
+    {CLONE_NEWNET, "unshare(CLONE_NEWNET)", "clone(CLONE_NEWNET)"},
+    {CLONE_NEWUTS, "unshare(CLONE_NEWUTS)", "clone(CLONE_NEWUTS)"},
+    {CLONE_NEWIPC, "unshare(CLONE_NEWIPC)", "clone(CLONE_NEWIPC)"},
+    {CLONE_NEWCGROUP, "unshare(CLONE_NEWCGROUP)", "clone(CLONE_NEWCGROUP)"},
+    {CLONE_NEWTIME, "unshare(CLONE_NEWTIME)", "clone(CLONE_NEWTIME)"},
+};
 
-std::vector<Rule> rules(const SeccompOptions& opts) {
-  std::vector<Rule> r = {
+const char* errno_name(int e) {
+  switch (e) {
+    case EPERM: return "EPERM";
+    case ENOSYS: return "ENOSYS";
+    case EAFNOSUPPORT: return "EAFNOSUPPORT";
+    default: return "errno";
+  }
+}
+
+}  // namespace
+
+std::vector<SeccompRule> seccomp_rules(const SeccompOptions& opts) {
+  std::vector<SeccompRule> r = {
       // The mount family: the sandbox's view of the filesystem is fixed at setup.
       {"mount", EPERM, "changing mounts could undo the sandbox's filesystem view"},
       {"umount2", EPERM, "unmounting could reveal what a mask hides"},
@@ -97,17 +108,11 @@ std::vector<Rule> rules(const SeccompOptions& opts) {
       {"personality", EPERM, "MMAP_PAGE_ZERO maps page zero, helping null-pointer exploits", 0, MMAP_PAGE_ZERO,
        MMAP_PAGE_ZERO, "personality(MMAP_PAGE_ZERO)"},
   };
-  static const char* const kNsNames[] = {"CLONE_NEWUSER", "CLONE_NEWNS",     "CLONE_NEWPID", "CLONE_NEWNET",
-                                         "CLONE_NEWUTS",  "CLONE_NEWIPC",    "CLONE_NEWCGROUP",
-                                         "CLONE_NEWTIME"};
-  static std::string labels[2][8];
-  for (int i = 0; i < 8; ++i) {
-    labels[0][i] = std::string("unshare(") + kNsNames[i] + ")";
-    labels[1][i] = std::string("clone(") + kNsNames[i] + ")";
-    r.push_back({"unshare", EPERM, "new namespaces (nested user namespaces grant capabilities)", 0,
-                 kNamespaceFlags[i], kNamespaceFlags[i], labels[0][i].c_str()});
-    r.push_back({"clone", EPERM, "new namespaces (nested user namespaces grant capabilities)", 0,
-                 kNamespaceFlags[i], kNamespaceFlags[i], labels[1][i].c_str()});
+  for (const NamespaceFlag& ns : kNamespaceFlags) {
+    r.push_back({"unshare", EPERM, "new namespaces (nested user namespaces grant capabilities)", 0, ns.flag, ns.flag,
+                 ns.unshare_label});
+    r.push_back({"clone", EPERM, "new namespaces (nested user namespaces grant capabilities)", 0, ns.flag, ns.flag,
+                 ns.clone_label});
   }
   if (opts.deny_inet_sockets) {
     r.push_back({"socket", EAFNOSUPPORT, "network off without a network namespace: no IPv4 sockets", 0,
@@ -120,56 +125,12 @@ std::vector<Rule> rules(const SeccompOptions& opts) {
   return r;
 }
 
-const char* errno_name(int e) {
-  switch (e) {
-    case EPERM: return "EPERM";
-    case ENOSYS: return "ENOSYS";
-    case EAFNOSUPPORT: return "EAFNOSUPPORT";
-    default: return "errno";
-  }
-}
-
-struct CtxDeleter {
-  void operator()(void* ctx) const { seccomp_release(static_cast<scmp_filter_ctx>(ctx)); }
-};
-
-}  // namespace
-
 std::vector<SeccompEntry> seccomp_denylist(const SeccompOptions& opts) {
   std::vector<SeccompEntry> out;
-  for (const Rule& r : rules(opts)) out.push_back({r.label ? r.label : r.name, errno_name(r.err), r.why});
+  for (const SeccompRule& r : seccomp_rules(opts))
+    out.push_back({r.label ? r.label : r.name, errno_name(r.err), r.why});
   out.push_back({"(any non-native syscall ABI)", "ENOSYS", "i386 via int 0x80 and x32 bypass a native-only filter"});
   return out;
-}
-
-Result<std::vector<sock_filter>> build_seccomp_program(const SeccompOptions& opts) {
-  std::unique_ptr<void, CtxDeleter> ctx(seccomp_init(SCMP_ACT_ALLOW));
-  if (!ctx) return make_error("seccomp_init failed", "seccomp");
-  auto* c = static_cast<scmp_filter_ctx>(ctx.get());
-  // Any other architecture's syscalls (int 0x80 on x86_64, x32) fail instead of slipping past.
-  if (int rc = seccomp_attr_set(c, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(ENOSYS)); rc < 0)
-    return errno_error("seccomp bad-arch action", -rc, "seccomp");
-  for (const Rule& r : rules(opts)) {
-    int nr = seccomp_syscall_resolve_name(r.name);
-    if (nr == __NR_SCMP_ERROR) continue;  // not on this architecture
-    int rc;
-    if (r.mask == 0) {
-      rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(r.err), nr, 0);
-    } else {
-      rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(r.err), nr, 1, SCMP_CMP(r.arg, SCMP_CMP_MASKED_EQ, r.mask, r.value));
-    }
-    if (rc < 0) return errno_error(std::string("seccomp rule for ") + (r.label ? r.label : r.name), -rc, "seccomp");
-  }
-  sys::UniqueFd mem(memfd_create("paddock-seccomp", MFD_CLOEXEC));
-  if (!mem) return errno_error("memfd_create", errno, "seccomp");
-  if (int rc = seccomp_export_bpf(c, mem.get()); rc < 0) return errno_error("export BPF", -rc, "seccomp");
-  off_t size = lseek(mem.get(), 0, SEEK_END);
-  if (size <= 0 || size % static_cast<off_t>(sizeof(sock_filter)) != 0)
-    return make_error("exported BPF has an odd size", "seccomp");
-  std::vector<sock_filter> prog(static_cast<std::size_t>(size) / sizeof(sock_filter));
-  if (pread(mem.get(), prog.data(), static_cast<std::size_t>(size), 0) != size)
-    return errno_error("read BPF", errno, "seccomp");
-  return prog;
 }
 
 }  // namespace paddock::engine

@@ -1,14 +1,16 @@
 // The seccomp denylist: what a coding agent never needs and what is a classic door to escapes or
-// kernel attacks. Built with libseccomp in the parent; the child only loads the BPF program.
-// Every entry says why (seccomp_policy.cc); docs/seccomp.md lists them.
+// kernel attacks. Every entry says why (seccomp_policy.cc); docs/seccomp.md lists them.
+//
+// The BPF program is compiled at build time: paddock-seccomp-gen (src/engine/seccomp_gen/) runs
+// libseccomp over this list for the target architecture and writes both variants as constant
+// arrays. The run path only copies one of them into the plan; the child loads it.
 #pragma once
 
 #include <linux/filter.h>
 
+#include <span>
 #include <string>
 #include <vector>
-
-#include "paddock/result.h"
 
 namespace paddock::engine {
 
@@ -27,8 +29,8 @@ struct SeccompEntry {
 // The documented list, in the order it is applied.
 std::vector<SeccompEntry> seccomp_denylist(const SeccompOptions& opts);
 
-// Compiles the denylist into a BPF program for the native architecture. Syscalls from any other
-// ABI (i386 via int 0x80, x32) fail with ENOSYS.
-Result<std::vector<sock_filter>> build_seccomp_program(const SeccompOptions& opts);
+// The precompiled BPF program for the native architecture (static storage, never empty).
+// Syscalls from any other ABI (i386 via int 0x80, x32) fail with ENOSYS.
+std::span<const sock_filter> seccomp_program(const SeccompOptions& opts);
 
 }  // namespace paddock::engine

@@ -1,21 +1,68 @@
 #include "engine/seccomp_policy.h"
 
 #include <gtest/gtest.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
 
+#include <cstddef>
+#include <cstring>
 #include <fstream>
 #include <sstream>
+
+#include "engine/seccomp_gen/seccomp_compiler.h"
 
 namespace paddock::engine {
 namespace {
 
 TEST(Seccomp, ProgramBuildsForBothModes) {
-  auto a = build_seccomp_program({false});
-  ASSERT_TRUE(a.ok()) << a.error().describe();
-  auto b = build_seccomp_program({true});
-  ASSERT_TRUE(b.ok()) << b.error().describe();
-  EXPECT_GT(a->size(), 20u);
+  auto a = seccomp_program({false});
+  auto b = seccomp_program({true});
+  EXPECT_GT(a.size(), 20u);
   // Denying inet sockets adds instructions: the option is not ignored.
-  EXPECT_GT(b->size(), a->size());
+  EXPECT_GT(b.size(), a.size());
+}
+
+// Golden: the programs compiled at build time are byte for byte what libseccomp makes of the
+// rule list now, for both variants. A stale or hand-edited generated file fails here.
+TEST(Seccomp, PrecompiledProgramsAreWhatLibseccompBuilds) {
+  for (bool deny_inet : {false, true}) {
+    auto want = build_seccomp_program({deny_inet});
+    ASSERT_TRUE(want.ok()) << want.error().describe();
+    std::span<const sock_filter> got = seccomp_program({deny_inet});
+    ASSERT_EQ(got.size(), want->size()) << "deny_inet_sockets=" << deny_inet;
+    EXPECT_EQ(std::memcmp(got.data(), want->data(), got.size_bytes()), 0) << "deny_inet_sockets=" << deny_inet;
+  }
+}
+
+// The program starts by checking the architecture: anything but the native ABI is refused before
+// any syscall number is looked at.
+TEST(Seccomp, ProgramChecksTheNativeArchitectureFirst) {
+#if defined(__x86_64__)
+  constexpr std::uint32_t kNative = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+  constexpr std::uint32_t kNative = AUDIT_ARCH_AARCH64;
+#else
+  GTEST_SKIP() << "no native audit arch constant known for this architecture in the test";
+#endif
+#if defined(__x86_64__) || defined(__aarch64__)
+  for (bool deny_inet : {false, true}) {
+    auto prog = seccomp_program({deny_inet});
+    ASSERT_GE(prog.size(), 3u);
+    EXPECT_EQ(prog[0].code, BPF_LD | BPF_W | BPF_ABS);
+    EXPECT_EQ(prog[0].k, offsetof(seccomp_data, arch));
+    EXPECT_EQ(prog[1].code, BPF_JMP | BPF_JEQ | BPF_K);
+    EXPECT_EQ(prog[1].k, kNative);
+    // Not the native arch: the jump lands on "return ERRNO(ENOSYS)".
+    const sock_filter& bad = prog[2 + prog[1].jf];
+    EXPECT_EQ(bad.code, BPF_RET | BPF_K);
+    EXPECT_EQ(bad.k, SECCOMP_RET_ERRNO | ENOSYS);
+#if defined(__x86_64__)
+    // x32 shares the x86_64 arch value: its syscall numbers (bit 30 set) are refused next.
+    EXPECT_EQ(prog[3].code, BPF_JMP | BPF_JGE | BPF_K);
+    EXPECT_EQ(prog[3].k, 0x40000000u);
+#endif
+  }
+#endif
 }
 
 TEST(Seccomp, EveryEntrySaysWhy) {

@@ -115,24 +115,6 @@ void set_env(std::vector<std::string>& env, const std::string& name, const std::
   env.push_back(prefix + value);
 }
 
-const std::vector<sock_filter>* cached_seccomp(bool deny_inet, Error* err) {
-  static std::mutex mu;
-  static std::vector<sock_filter> progs[2];
-  static bool built[2] = {false, false};
-  std::lock_guard<std::mutex> lock(mu);
-  int i = deny_inet ? 1 : 0;
-  if (!built[i]) {
-    auto r = build_seccomp_program({deny_inet});
-    if (!r) {
-      *err = r.error();
-      return nullptr;
-    }
-    progs[i] = std::move(r.value());
-    built[i] = true;
-  }
-  return &progs[i];
-}
-
 bool is_namespace_failure(const ChildMessage& m) {
   if (m.type != ChildMessage::SetupError) return false;
   std::string step = m.step;
@@ -211,10 +193,10 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
                            "user namespaces unavailable: running with Landlock + seccomp only (no private /proc "
                            "or /tmp, host processes visible); --require-namespaces refuses instead");
   }
-  Error serr;
-  const auto* prog = cached_seccomp(!ns && policy.network.mode == NetMode::Off, &serr);
-  if (!prog) return serr;
-  if (feat.seccomp_filter) plan.seccomp = *prog;
+  if (feat.seccomp_filter) {
+    auto prog = seccomp_program({!ns && policy.network.mode == NetMode::Off});
+    plan.seccomp.assign(prog.begin(), prog.end());
+  }
 
   plan.cwd = opts.cwd ? *opts.cwd : policy.cwd;
   plan.hostname = ns ? "paddock" : "";
