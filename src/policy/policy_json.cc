@@ -5,23 +5,14 @@
 #include <nlohmann/json.hpp>
 
 #include "paddock/sandbox.h"
+#include "policy/policy_json.h"
 
 namespace paddock {
 namespace {
 
 using nlohmann::json;
 
-constexpr const char* kVersion = "paddock.policy/1";
-
-std::string_view origin_kind_name(Origin::Kind k) {
-  switch (k) {
-    case Origin::Kind::BuiltIn: return "built-in";
-    case Origin::Kind::Profile: return "profile";
-    case Origin::Kind::Flag: return "flag";
-    case Origin::Kind::Cwd: return "cwd";
-  }
-  return "built-in";
-}
+constexpr const char* kVersion = kPolicyJsonVersion;
 
 Result<Origin::Kind> parse_origin_kind(std::string_view s) {
   if (s == "built-in") return Origin::Kind::BuiltIn;
@@ -126,6 +117,16 @@ class Reader {
 };
 
 }  // namespace
+
+std::string_view origin_kind_name(Origin::Kind k) {
+  switch (k) {
+    case Origin::Kind::BuiltIn: return "built-in";
+    case Origin::Kind::Profile: return "profile";
+    case Origin::Kind::Flag: return "flag";
+    case Origin::Kind::Cwd: return "cwd";
+  }
+  return "built-in";
+}
 
 json policy_to_json(const Policy& p) {
   json j;

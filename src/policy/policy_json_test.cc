@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "paddock/sandbox.h"
+#include "policy/policy_json.h"
 
 namespace paddock {
 namespace {
@@ -251,6 +252,39 @@ constexpr const char* kEmptyJson = R"({
 TEST(PolicyJson, ExactText) {
   EXPECT_EQ(policy_to_json(sample_policy()).dump(2), kSampleJson);
   EXPECT_EQ(policy_to_json(Policy{}).dump(2), kEmptyJson);
+  EXPECT_EQ(policy_json_text(sample_policy()), kSampleJson);
+  EXPECT_EQ(policy_json_text(Policy{}), kEmptyJson);
+}
+
+// The direct writer and nlohmann agree on every field, whatever is set or empty.
+TEST(PolicyJson, TextWriterMatchesNlohmann) {
+  std::vector<Policy> cases{Policy{}, full_policy(), sample_policy()};
+  Policy p = sample_policy();
+  p.env.set = {{"Z", "1"}, {"A", "2"}, {"Z", "3"}, {"\xc3\xa9", "4"}};  // repeated name: last wins
+  p.limits = {};
+  p.limits.timeout = std::chrono::milliseconds(0);
+  p.notes.clear();
+  p.paths.resize(1);
+  cases.push_back(p);
+  for (double c : {0.5, 2.0, 1e-05, 0.1, 123456789.125, 1e300}) {
+    Policy q;
+    q.limits.cpu = c;
+    cases.push_back(q);
+  }
+  Policy e;
+  e.cwd = "/p/\xc3\xa9t\xf0\x9f\x98\x80\t\n\r\b\f\x01\x1f\x7f\"\\/";
+  cases.push_back(e);
+  for (const Policy& c : cases) EXPECT_EQ(policy_json_text(c), policy_to_json(c).dump(2));
+}
+
+// Invalid UTF-8 fails as it did with nlohmann alone (its type_error), never as different text.
+TEST(PolicyJson, TextWriterInvalidUtf8FailsLikeNlohmann) {
+  for (const char* bad : {"\xff", "\xc3", "\xe0\x80\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xc0\xaf"}) {
+    Policy p;
+    p.denied.push_back({std::string("/x") + bad, "r"});
+    EXPECT_THROW(policy_to_json(p).dump(2), nlohmann::json::type_error);
+    EXPECT_THROW(policy_json_text(p), nlohmann::json::type_error);
+  }
 }
 
 TEST(PolicyJson, ExactTextEscapes) {
@@ -258,6 +292,7 @@ TEST(PolicyJson, ExactTextEscapes) {
   p.cwd = "/p/\xc3\xa9t\xc3\xa9\t\n\r\b\f\x01\x1f\x7f";
   p.user = "\"\\/";
   const std::string text = policy_to_json(p).dump(2);
+  EXPECT_EQ(policy_json_text(p), text);
   EXPECT_NE(text.find("\"cwd\": \"/p/\xc3\xa9t\xc3\xa9\\t\\n\\r\\b\\f\\u0001\\u001f\x7f\",\n"),
             std::string::npos)
       << text;
