@@ -383,6 +383,7 @@ Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOpt
 }
 
 Result<void> exec_in_place_impl(const Policy& policy, const RunOptions& opts) {
+  if (opts.prestart) opts.prestart->discard();  // its helper must not outlive us as our child
   auto prepared = prepare(policy, opts);
   if (!prepared) return std::move(prepared).take_error();
   std::unique_ptr<Launch> launch = std::move(prepared.value());
