@@ -26,6 +26,7 @@
 #include "paddock/features.h"
 #include "paddock/sandbox.h"
 #include "paddock/why.h"
+#include "policy/policy_json.h"
 #include "sys/syscalls.h"
 
 extern char** environ;
@@ -153,7 +154,7 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   fin.landlock_abi = feat.landlock_abi;
   fin.namespaces = ns;
   fin.extra_mounts = opts.mounts;
-  std::string policy_json = opts.expose_policy ? policy_to_json(policy).dump(2) + "\n" : "";
+  std::string policy_json = opts.expose_policy ? policy_json_text(policy) + "\n" : "";
   if (ns) {
     fin.policy_json = policy_json;
   } else {
