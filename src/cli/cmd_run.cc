@@ -88,6 +88,12 @@ int do_run(const RunFlags& f) {
 
 }  // namespace
 
+int run_with_default_flags(std::vector<std::string> command) {
+  RunFlags flags;
+  flags.command = std::move(command);
+  return do_run(flags);
+}
+
 void register_run(CLI::App& app) {
   auto flags = std::make_shared<RunFlags>();
   auto* cmd = app.add_subcommand("run", "Run a command confined to the current project");

@@ -15,6 +15,10 @@ void register_why(CLI::App& app);
 void register_doctor(CLI::App& app);
 void register_mcp(CLI::App& app);
 
+// `paddock run -- COMMAND...` with no flags: runs `command` under the default flags without
+// building a parser (nothing to parse). Returns the exit code.
+int run_with_default_flags(std::vector<std::string> command);
+
 void set_exit_code(int code);
 int exit_code();
 // The arguments after the first "--" on the command line (the sandboxed command), if any.

@@ -1,5 +1,6 @@
 // paddock: the command-line face of libpaddock. Thin: parse flags, call the library, print.
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -18,14 +19,46 @@ int exit_code() { return g_exit_code; }
 const std::vector<std::string>* command_after_dashes() { return g_have_dashes ? &g_after_dashes : nullptr; }
 }  // namespace paddock::cli
 
+namespace {
+
+struct Command {
+  const char* name;
+  void (*add)(CLI::App&);
+};
+constexpr Command kCommands[] = {
+    {"run", paddock::cli::register_run},
+    {"why", paddock::cli::register_why},
+    {"doctor", paddock::cli::register_doctor},
+    {"mcp", paddock::cli::register_mcp},
+};
+
+// Building a command's options is most of what parsing costs (`paddock run` is on every
+// start-up path), so when the first argument names a command only that one is registered.
+// Anything else (no argument, --help, --version, a typo) registers them all, so help and
+// errors list every command exactly as before.
+void register_commands(CLI::App& app, int argc, char** argv) {
+  if (argc > 1) {
+    for (const Command& c : kCommands) {
+      if (std::strcmp(argv[1], c.name) == 0) {
+        c.add(app);
+        return;
+      }
+    }
+  }
+  for (const Command& c : kCommands) c.add(app);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  // `paddock run -- COMMAND...`, the way agents are launched, leaves nothing for a parser to do.
+  if (argc > 3 && std::strcmp(argv[1], "run") == 0 && std::strcmp(argv[2], "--") == 0) {
+    return paddock::cli::run_with_default_flags(std::vector<std::string>(argv + 3, argv + argc));
+  }
   CLI::App app{"paddock: a sandbox for AI coding agents", "paddock"};
   app.set_version_flag("--version", "paddock " PADDOCK_VERSION);
   app.require_subcommand(1);
-  paddock::cli::register_run(app);
-  paddock::cli::register_why(app);
-  paddock::cli::register_doctor(app);
-  paddock::cli::register_mcp(app);
+  register_commands(app, argc, argv);
   // Everything after the first "--" is the sandboxed command, taken verbatim.
   int parse_argc = argc;
   for (int i = 1; i < argc; ++i) {
