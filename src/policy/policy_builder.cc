@@ -45,7 +45,7 @@ void put_rule(std::vector<Resolved>& rules, Resolved r) {
 }
 
 // The deepest non-symlink rule whose path contains `p`, or nullptr.
-const Resolved* deepest_rule(const std::vector<Resolved>& rules, const std::string& p) {
+const Resolved* deepest_rule(const std::vector<Resolved>& rules, std::string_view p) {
   const Resolved* best = nullptr;
   for (const auto& r : rules) {
     if (!r.rule.symlink_target.empty()) continue;
@@ -57,18 +57,18 @@ const Resolved* deepest_rule(const std::vector<Resolved>& rules, const std::stri
 
 // The host object at `p` is visible in the sandbox through a rule: some rule contains it and no
 // sandbox-private area (the empty HOME, /tmp, /dev, /proc) lies deeper than that rule.
-const Resolved* visible_through(const std::vector<Resolved>& rules, const std::string& home,
-                                const std::string& p) {
+const Resolved* visible_through(const std::vector<Resolved>& rules, std::string_view home,
+                                std::string_view p) {
   const Resolved* r = deepest_rule(rules, p);
   if (r == nullptr) return nullptr;
-  for (const std::string& area : {home, std::string("/tmp"), std::string("/dev"), std::string("/proc"),
-                                  std::string("/sys")}) {
+  const std::string_view private_areas[] = {home, "/tmp", "/dev", "/proc", "/sys"};
+  for (std::string_view area : private_areas) {
     if (path::is_at_or_under(p, area) && area.size() > r->rule.path.size()) return nullptr;
   }
   return r;
 }
 
-bool named_explicitly(const std::vector<Resolved>& rules, const std::string& p) {
+bool named_explicitly(const std::vector<Resolved>& rules, std::string_view p) {
   return std::any_of(rules.begin(), rules.end(), [&](const Resolved& r) {
     return r.explicit_rule && r.rule.symlink_target.empty() && r.rule.path == p;
   });
@@ -85,15 +85,17 @@ class Resolver {
   // The canonical path of an existing object, or nullopt when it is absent.
   std::optional<std::string> existing(const std::string& p) {
     if (p == "/") return p;
-    const std::string* dir = parent_of(path::parent(p));
+    const std::size_t slash = p.rfind('/');
+    const std::string_view lexical_dir = slash == 0 ? std::string_view("/") : std::string_view(p).substr(0, slash);
+    const std::string* dir = parent_of(lexical_dir);
     if (dir == nullptr) return std::nullopt;  // no parent, no child: not even an lstat
-    std::string at = path::join(*dir, p.substr(p.rfind('/') + 1));
+    std::string at = *dir == lexical_dir ? p : path::join(*dir, std::string_view(p).substr(slash + 1));
     FsView::Kind k = fs_.kind(at);
     if (k == FsView::Kind::Missing) return std::nullopt;
     if (k == FsView::Kind::Other) {  // a symlink (or a special file): resolve it
       auto c = fs_.canonical(at);
       if (!c) return std::nullopt;
-      return *c;
+      return std::move(*c);
     }
     return at;
   }
@@ -101,28 +103,38 @@ class Resolver {
  private:
   // The canonical form of a directory, computed from its parent's with one lstat; nullptr when
   // it is absent or not a directory.
-  const std::string* parent_of(const std::string& dir) {
+  const std::string* parent_of(std::string_view dir) {
     if (dir == "/") return &root_;
+    // Paths come grouped by directory (~/x, ~/y, ~/.config/z, ...): remember the last answer.
+    if (last_ != nullptr && last_->first == dir) return last_->second ? &*last_->second : nullptr;
     auto it = dirs_.find(dir);
-    if (it != dirs_.end()) return it->second ? &*it->second : nullptr;
+    if (it != dirs_.end()) {
+      last_ = &*it;
+      return it->second ? &*it->second : nullptr;
+    }
+    const std::size_t slash = dir.rfind('/');
+    const std::string_view lexical_up = slash == 0 ? std::string_view("/") : dir.substr(0, slash);
     std::optional<std::string> result;
-    if (const std::string* up = parent_of(path::parent(dir))) {
-      std::string at = path::join(*up, dir.substr(dir.rfind('/') + 1));
+    if (const std::string* up = parent_of(lexical_up)) {
+      std::string at = *up == lexical_up ? std::string(dir) : path::join(*up, dir.substr(slash + 1));
       FsView::Kind k = fs_.kind(at);
       if (k == FsView::Kind::Dir) {
-        result = at;
+        result = std::move(at);
       } else if (k == FsView::Kind::Other) {
-        if (auto c = fs_.canonical(at); c && fs_.kind(*c) == FsView::Kind::Dir) result = *c;
+        if (auto c = fs_.canonical(at); c && fs_.kind(*c) == FsView::Kind::Dir) result = std::move(*c);
       }
     }
-    it = dirs_.emplace(dir, std::move(result)).first;
+    it = dirs_.emplace(std::string(dir), std::move(result)).first;
+    last_ = &*it;
     return it->second ? &*it->second : nullptr;
   }
 
   const std::string root_ = "/";
 
   const FsView& fs_;
-  std::map<std::string, std::optional<std::string>> dirs_;
+  using Dirs = std::map<std::string, std::optional<std::string>, std::less<>>;
+  Dirs dirs_;
+  const Dirs::value_type* last_ = nullptr;  // map nodes never move
 };
 
 }  // namespace
@@ -272,11 +284,14 @@ Result<Policy> PolicyBuilder::build() const {
     std::vector<std::string> symlink_targets;
     for (const char* sys : kSystemPaths) {
       std::string s(sys);
-      if (fs.kind(s) == FsView::Kind::Missing) {
+      const FsView::Kind kind = fs.kind(s);
+      if (kind == FsView::Kind::Missing) {
         p.notes.push_back("system path " + s + " is absent on this host; skipped");
         continue;
       }
-      auto c = fs.canonical(s);
+      // A directory or file right under "/" that is not a symlink is its own canonical form.
+      const bool plain = kind != FsView::Kind::Other && path::parent(s) == "/";
+      auto c = plain ? Result<std::string>(s) : fs.canonical(s);
       if (!c) {
         p.notes.push_back("system path " + s + " cannot be resolved (" + c.error().describe() +
                           "); skipped");
@@ -320,6 +335,8 @@ Result<Policy> PolicyBuilder::build() const {
         {PathRule{*c, pending.given, pending.access, pending.origin, pending.optional, {}}, true});
   }
 
+  const std::vector<SensitivePath> sensitive = sensitive_path_list(p.home);
+
   // 3. The cwd, unless left out. Added before the user rules so that a rule naming it wins.
   const Access cwd_acc = cwd_access_.value_or(Access::ReadWrite);
   const bool cwd_default = cwd_acc != Access::None && !cwd_named;
@@ -335,9 +352,9 @@ Result<Policy> PolicyBuilder::build() const {
               " explicitly if you really mean it");
     }
     if (!cwd_explicit_) {
-      for (const auto& d : sensitive_paths(p.home)) {
+      for (const auto& d : sensitive) {
         if (path::is_at_or_under(p.cwd, d.path)) {
-          return make_error("the current directory is inside a sensitive path (" + d.reason + ")",
+          return make_error(std::string("the current directory is inside a sensitive path (") + d.reason + ")",
                             p.cwd, "pass --allow " + p.cwd + " explicitly if you really mean it");
         }
       }
@@ -348,13 +365,14 @@ Result<Policy> PolicyBuilder::build() const {
 
   // 4. Sensitive paths visible through some rule are denied, unless a rule names them exactly.
   Resolver resolver(fs);
-  std::set<std::string> seen;
+  std::set<std::string, std::less<>> seen;
   std::vector<DeniedPath> absent_writable_denied;
-  for (const auto& d : sensitive_paths(p.home)) {
-    std::vector<std::string> candidates{d.path};
+  for (const auto& d : sensitive) {
     const std::optional<std::string> real = resolver.existing(d.path);
-    if (real && *real != d.path) candidates.push_back(*real);
-    for (const auto& cand : candidates) {
+    const std::string* candidates[] = {&d.path, real && *real != d.path ? &*real : nullptr};
+    for (const std::string* c : candidates) {
+      if (c == nullptr) continue;
+      const std::string& cand = *c;
       const Resolved* r = visible_through(rules, p.home, cand);
       if (r == nullptr) continue;                   // not visible anyway
       if (named_explicitly(rules, cand)) continue;  // the user's per-path override
@@ -380,21 +398,26 @@ Result<Policy> PolicyBuilder::build() const {
   }
 
   // 5. Protected paths inside writable areas stay read-only, unless a rule names them exactly.
-  std::vector<std::pair<std::string, std::string>> candidates;
+  // (The entries are clean relative paths, so a join is already normal.)
+  std::vector<std::pair<std::string, const char*>> candidates;
   for (const auto& r : rules) {
     if (!r.rule.symlink_target.empty() || !grants(r.rule.access, Access::Write)) continue;
     // Relative to the rule and to each of its ancestors, so that "--allow proj/.git" still
-    // protects proj/.git/hooks.
-    for (std::string a = r.rule.path;; a = path::parent(a)) {
+    // protects proj/.git/hooks: ancestor/entry counts when the entry lies at or under the
+    // rule's path relative to that ancestor.
+    const std::string& root = r.rule.path;
+    for (std::string a = root;; a = path::parent(a)) {
+      const std::string_view rel = a == root ? std::string_view()
+                                             : std::string_view(root).substr(a == "/" ? 1 : a.size() + 1);
       for (const auto& e : workspace_protected_entries()) {
-        std::string cand = path::normalize(path::join(a, e.path));
-        if (path::is_at_or_under(cand, r.rule.path)) candidates.emplace_back(cand, e.reason);
+        if (!rel.empty() && !path::is_at_or_under(e.path, rel)) continue;
+        candidates.emplace_back(path::join(a, e.path), e.reason);
       }
       if (a == "/") break;
     }
   }
   for (const auto& e : home_protected_entries()) {
-    candidates.emplace_back(path::normalize(path::join(p.home, e.path)), e.reason);
+    candidates.emplace_back(path::join(p.home, e.path), e.reason);
   }
   seen.clear();
   for (const auto& [given_cand, reason] : candidates) {

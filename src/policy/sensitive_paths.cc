@@ -105,15 +105,24 @@ const std::vector<SensitiveEntry>& sensitive_entries() {
   return entries;
 }
 
-std::vector<DeniedPath> sensitive_paths(const std::string& home) {
-  std::vector<DeniedPath> out;
+std::vector<SensitivePath> sensitive_path_list(const std::string& home) {
+  // Entries are clean relative paths (a test checks), so joining them to a normalised HOME
+  // needs no second normalisation.
+  const std::string h = path::normalize(home);
+  std::vector<SensitivePath> out;
   out.reserve(sensitive_entries().size());
   for (const auto& e : sensitive_entries()) {
-    std::string p = path::normalize(e.path[0] == '/' ? std::string(e.path) : path::join(home, e.path));
+    std::string p = e.path[0] == '/' ? std::string(e.path) : path::join(h, e.path);
     // The user's own HOME is never sensitive to the user (root's HOME is /root).
-    if (!home.empty() && path::is_at_or_under(home, p)) continue;
-    out.push_back({p, e.reason});
+    if (!home.empty() && path::is_at_or_under(h, p)) continue;
+    out.push_back({std::move(p), e.reason});
   }
+  return out;
+}
+
+std::vector<DeniedPath> sensitive_paths(const std::string& home) {
+  std::vector<DeniedPath> out;
+  for (auto& s : sensitive_path_list(home)) out.push_back({std::move(s.path), s.reason});
   return out;
 }
 

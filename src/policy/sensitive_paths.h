@@ -18,8 +18,16 @@ struct SensitiveEntry {
 // The list as written (HOME-relative and absolute entries).
 const std::vector<SensitiveEntry>& sensitive_entries();
 
-// The list with HOME-relative entries made absolute against `home`. Entries at or above `home`
-// itself are left out (for root, /root is HOME, not someone else's secrets).
+// One entry made absolute; `reason` points into the static list (no copy).
+struct SensitivePath {
+  std::string path;
+  const char* reason;
+};
+
+// The list with HOME-relative entries made absolute against `home` (normalised). Entries at or
+// above `home` itself are left out (for root, /root is HOME, not someone else's secrets).
+std::vector<SensitivePath> sensitive_path_list(const std::string& home);
+// The same as DeniedPaths (copies the reasons).
 std::vector<DeniedPath> sensitive_paths(const std::string& home);
 
 }  // namespace paddock
