@@ -129,7 +129,10 @@ std::shared_ptr<FsView> real_fs();
 // The facts about the invoking user that defaults depend on. `from_process()` reads them.
 struct HostContext {
   std::string cwd;
-  std::string home;
+  std::string home;  // $HOME (absolute), else the passwd entry's home
+  // The passwd entry's home when it is not `home` ($HOME points elsewhere); empty otherwise.
+  // Its secrets are on the sensitive list too: a rule on the real home must not expose them.
+  std::string passwd_home;
   std::string user;
   unsigned uid = 0;
   unsigned gid = 0;

@@ -87,7 +87,10 @@ Result<HostContext> HostContext::from_process() {
   ctx.uid = ::getuid();
   ctx.gid = ::getgid();
 
-  // The passwd entry is the fallback for HOME and the source of the user name.
+  // The passwd entry is the source of the user name and of the user's real home: the fallback
+  // for HOME, and when $HOME points elsewhere, a second home whose secrets stay hidden. So it
+  // is read on every run (a few syscalls); trusting $HOME alone would let `HOME=/tmp/x paddock
+  // run` in ~ expose ~/.ssh.
   struct passwd pw {};
   struct passwd* found = nullptr;
   std::vector<char> pwbuf(16384);
@@ -101,6 +104,9 @@ Result<HostContext> HostContext::from_process() {
   const char* home = std::getenv("HOME");
   if (home != nullptr && home[0] == '/') {
     ctx.home = path::normalize(home);
+    if (!pw_dir.empty() && pw_dir[0] == '/' && path::normalize(pw_dir) != ctx.home) {
+      ctx.passwd_home = path::normalize(pw_dir);
+    }
   } else if (!pw_dir.empty() && pw_dir[0] == '/') {
     ctx.home = path::normalize(pw_dir);
   } else {

@@ -335,7 +335,19 @@ Result<Policy> PolicyBuilder::build() const {
         {PathRule{*c, pending.given, pending.access, pending.origin, pending.optional, {}}, true});
   }
 
-  const std::vector<SensitivePath> sensitive = sensitive_path_list(p.home);
+  std::vector<SensitivePath> sensitive = sensitive_path_list(p.home);
+  // $HOME is not the passwd entry's home: that one's secrets are hidden as well.
+  if (!ctx_.passwd_home.empty() && ctx_.passwd_home[0] == '/') {
+    auto real = fs.canonical(path::normalize(ctx_.passwd_home));
+    const std::string real_home = real ? *real : path::normalize(ctx_.passwd_home);
+    if (real_home != p.home && real_home != "/") {
+      for (auto& s : sensitive_path_list(real_home)) {
+        const bool dup = std::any_of(sensitive.begin(), sensitive.end(),
+                                     [&](const SensitivePath& e) { return e.path == s.path; });
+        if (!dup) sensitive.push_back(std::move(s));
+      }
+    }
+  }
 
   // 3. The cwd, unless left out. Added before the user rules so that a rule naming it wins.
   const Access cwd_acc = cwd_access_.value_or(Access::ReadWrite);

@@ -402,5 +402,36 @@ TEST(HostContext, FromProcess) {
   EXPECT_NE(ctx->fs, nullptr);
 }
 
+// $HOME pointing away from the passwd entry's home does not expose the real home's secrets.
+TEST(Builder, PasswdHomeSecretsStayHiddenWhenHomeDiffers) {
+  auto fs = debian_tree();
+  fs->dir("/tmp/h");
+  HostContext ctx = fake_ctx(fs);
+  ctx.home = "/tmp/h";
+  PolicyBuilder without(ctx);
+  without.allow("/home/u", Access::Read, {Origin::Kind::Flag, "--read /home/u"});
+  auto before = without.build();
+  ASSERT_TRUE(before.ok()) << before.error().describe();
+  auto denied = [](const Policy& p, const std::string& path) {
+    return std::any_of(p.denied.begin(), p.denied.end(), [&](const DeniedPath& d) { return d.path == path; });
+  };
+  EXPECT_FALSE(denied(*before, "/home/u/.ssh"));  // what trusting $HOME alone gives
+
+  ctx.passwd_home = "/home/u";
+  PolicyBuilder b(ctx);
+  b.allow("/home/u", Access::Read, {Origin::Kind::Flag, "--read /home/u"});
+  auto p = b.build();
+  ASSERT_TRUE(p.ok()) << p.error().describe();
+  EXPECT_TRUE(denied(*p, "/home/u/.ssh"));
+  EXPECT_TRUE(denied(*p, "/home/u/.aws"));
+  EXPECT_EQ(p->home, "/tmp/h");
+
+  // The default cwd inside the real home's secrets is refused as well.
+  fs->dir("/home/u/.ssh/keys");
+  HostContext in_ssh = ctx;
+  in_ssh.cwd = "/home/u/.ssh/keys";
+  EXPECT_FALSE(PolicyBuilder(in_ssh).build().ok());
+}
+
 }  // namespace
 }  // namespace paddock
