@@ -12,6 +12,7 @@
 #include "policy/did_you_mean.h"
 #include "policy/env_names.h"
 #include "policy/path_util.h"
+#include "policy/profile_quick.h"
 #include "policy/units.h"
 
 namespace paddock {
@@ -62,6 +63,10 @@ class ProfileReader {
       : src_(src), b_(b), ctx_(ctx), chain_(chain) {}
 
   Result<void> run() {
+    if (is_description_only_profile(src_.text)) {  // nothing to apply but the name
+      b_.profile_name(src_.name);
+      return ok_result();
+    }
     toml::table doc;
     try {
       doc = toml::parse(src_.text, src_.file);
