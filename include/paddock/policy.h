@@ -123,6 +123,18 @@ class FsView {
   // Resolves symlinks component by component (like realpath). Error if the path is missing.
   virtual Result<std::string> canonical(const std::string& abs_path) const = 0;
   virtual Kind kind(const std::string& abs_path) const = 0;  // does not follow a final symlink
+
+  struct DirEntry {
+    std::string name;
+    Kind kind = Kind::Other;  // as kind() would say: File, Dir or Other (symlinks, devices, ...)
+    bool known = true;        // false when the directory did not tell (ask kind())
+  };
+  // All entries of a canonical directory in one read, for a caller about to ask kind() about
+  // many of them. nullopt when it cannot (unreadable, very large, not implemented): ask kind().
+  virtual std::optional<std::vector<DirEntry>> list(const std::string& abs_dir) const {
+    (void)abs_dir;
+    return std::nullopt;
+  }
 };
 std::shared_ptr<FsView> real_fs();
 

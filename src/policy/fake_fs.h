@@ -8,6 +8,8 @@
 
 #include <cerrno>
 #include <map>
+#include <optional>
+#include <vector>
 #include <string>
 
 #include "paddock/policy.h"
@@ -68,6 +70,7 @@ class FakeFs final : public FsView {
 
   // Like lstat(2): symlinks in the parent are followed, a final symlink is not.
   Kind kind(const std::string& abs_path) const override {
+    ++kind_calls;
     std::string n = path::normalize(abs_path);
     if (n == "/") return Kind::Dir;
     auto dir = canonical(path::parent(n));
@@ -75,6 +78,21 @@ class FakeFs final : public FsView {
     auto it = nodes_.find(path::join(*dir, n.substr(n.rfind('/') + 1)));
     if (it == nodes_.end()) return Kind::Missing;
     return it->second.kind;
+  }
+
+  // Off: behaves like an FsView that cannot list (every lookup is a kind()).
+  bool listable = true;
+  mutable int kind_calls = 0;  // kind() answered, for tests counting lookups
+
+  std::optional<std::vector<DirEntry>> list(const std::string& abs_dir) const override {
+    if (!listable) return std::nullopt;
+    auto it = nodes_.find(abs_dir);
+    if (it == nodes_.end() || it->second.kind != Kind::Dir || it->second.is_link) return std::nullopt;
+    std::vector<DirEntry> out;
+    for (const auto& [p, node] : nodes_) {
+      if (p != "/" && path::parent(p) == abs_dir) out.push_back({p.substr(p.rfind('/') + 1), node.kind, true});
+    }
+    return out;
   }
 
  private:

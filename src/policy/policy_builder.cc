@@ -77,10 +77,24 @@ bool named_explicitly(const std::vector<Resolved>& rules, std::string_view p) {
 bool missing_errno(int e) { return e == ENOENT || e == ENOTDIR; }
 
 // Resolves many paths that share parents (~/.config/..., proj/.git/...) with few syscalls: one
-// lstat per path, and the parent's canonical form computed once. Start-up time matters.
+// lstat per path, and the parent's canonical form computed once; a directory asked about many
+// times (HOME) is read once instead. Start-up time matters.
 class Resolver {
  public:
   explicit Resolver(const FsView& fs) : fs_(fs) {}
+
+  // Directories holding at least this many of the paths about to be resolved are listed.
+  static constexpr int kListAt = 16;
+
+  // Announces the paths existing() will be asked about, so busy directories can be listed.
+  void expect(const std::vector<std::string_view>& paths) {
+    std::map<std::string_view, int> per_dir;
+    for (std::string_view p : paths) {
+      const std::size_t slash = p.rfind('/');
+      if (slash == std::string_view::npos || slash == 0) continue;
+      if (++per_dir[p.substr(0, slash)] == kListAt) to_list_.emplace(p.substr(0, slash), false);
+    }
+  }
 
   // The canonical path of an existing object, or nullopt when it is absent.
   std::optional<std::string> existing(const std::string& p) {
@@ -90,7 +104,7 @@ class Resolver {
     const std::string* dir = parent_of(lexical_dir);
     if (dir == nullptr) return std::nullopt;  // no parent, no child: not even an lstat
     std::string at = *dir == lexical_dir ? p : path::join(*dir, std::string_view(p).substr(slash + 1));
-    FsView::Kind k = fs_.kind(at);
+    FsView::Kind k = kind_in(lexical_dir, *dir, std::string_view(p).substr(slash + 1), at);
     if (k == FsView::Kind::Missing) return std::nullopt;
     if (k == FsView::Kind::Other) {  // a symlink (or a special file): resolve it
       auto c = fs_.canonical(at);
@@ -117,7 +131,7 @@ class Resolver {
     std::optional<std::string> result;
     if (const std::string* up = parent_of(lexical_up)) {
       std::string at = *up == lexical_up ? std::string(dir) : path::join(*up, dir.substr(slash + 1));
-      FsView::Kind k = fs_.kind(at);
+      FsView::Kind k = kind_in(lexical_up, *up, dir.substr(slash + 1), at);
       if (k == FsView::Kind::Dir) {
         result = std::move(at);
       } else if (k == FsView::Kind::Other) {
@@ -129,9 +143,35 @@ class Resolver {
     return it->second ? &*it->second : nullptr;
   }
 
+  // kind(at), where `at` is `name` in the directory `dir` (canonical; `lexical_dir` as asked):
+  // from the directory's listing when it is one to list, else one lstat.
+  FsView::Kind kind_in(std::string_view lexical_dir, const std::string& dir, std::string_view name,
+                       const std::string& at) {
+    auto want = to_list_.find(lexical_dir);
+    if (want != to_list_.end()) {
+      if (!want->second) {  // first time: read it
+        want->second = true;
+        if (auto entries = fs_.list(dir)) {
+          std::sort(entries->begin(), entries->end(),
+                    [](const FsView::DirEntry& a, const FsView::DirEntry& b) { return a.name < b.name; });
+          listings_.emplace(dir, std::move(*entries));
+        }
+      }
+      if (auto l = listings_.find(dir); l != listings_.end()) {
+        auto e = std::lower_bound(l->second.begin(), l->second.end(), name,
+                                  [](const FsView::DirEntry& a, std::string_view n) { return a.name < n; });
+        if (e == l->second.end() || e->name != name) return FsView::Kind::Missing;
+        if (e->known) return e->kind;
+      }
+    }
+    return fs_.kind(at);
+  }
+
   const std::string root_ = "/";
 
   const FsView& fs_;
+  std::map<std::string, bool, std::less<>> to_list_;  // lexical dir -> listing attempted
+  std::map<std::string, std::vector<FsView::DirEntry>, std::less<>> listings_;  // by canonical dir
   using Dirs = std::map<std::string, std::optional<std::string>, std::less<>>;
   Dirs dirs_;
   const Dirs::value_type* last_ = nullptr;  // map nodes never move
@@ -375,14 +415,44 @@ Result<Policy> PolicyBuilder::build() const {
   }
   for (auto& r : user_rules) put_rule(rules, std::move(r));
 
+  // The protected-path candidates (step 5), known now so the resolver sees every path at once.
+  // (The entries are clean relative paths, so a join is already normal.)
+  std::vector<std::pair<std::string, const char*>> candidates;
+  for (const auto& r : rules) {
+    if (!r.rule.symlink_target.empty() || !grants(r.rule.access, Access::Write)) continue;
+    // Relative to the rule and to each of its ancestors, so that "--allow proj/.git" still
+    // protects proj/.git/hooks: ancestor/entry counts when the entry lies at or under the
+    // rule's path relative to that ancestor.
+    const std::string& root = r.rule.path;
+    for (std::string a = root;; a = path::parent(a)) {
+      const std::string_view rel = a == root ? std::string_view()
+                                             : std::string_view(root).substr(a == "/" ? 1 : a.size() + 1);
+      for (const auto& e : workspace_protected_entries()) {
+        if (!rel.empty() && !path::is_at_or_under(e.path, rel)) continue;
+        candidates.emplace_back(path::join(a, e.path), e.reason);
+      }
+      if (a == "/") break;
+    }
+  }
+  for (const auto& e : home_protected_entries()) {
+    candidates.emplace_back(path::join(p.home, e.path), e.reason);
+  }
+
   // 4. Sensitive paths visible through some rule are denied, unless a rule names them exactly.
   Resolver resolver(fs);
+  {
+    std::vector<std::string_view> all;
+    all.reserve(sensitive.size() + candidates.size());
+    for (const auto& d : sensitive) all.push_back(d.path);
+    for (const auto& c : candidates) all.push_back(c.first);
+    resolver.expect(all);
+  }
   std::set<std::string, std::less<>> seen;
   std::vector<DeniedPath> absent_writable_denied;
   for (const auto& d : sensitive) {
     const std::optional<std::string> real = resolver.existing(d.path);
-    const std::string* candidates[] = {&d.path, real && *real != d.path ? &*real : nullptr};
-    for (const std::string* c : candidates) {
+    const std::string* forms[] = {&d.path, real && *real != d.path ? &*real : nullptr};
+    for (const std::string* c : forms) {
       if (c == nullptr) continue;
       const std::string& cand = *c;
       const Resolved* r = visible_through(rules, p.home, cand);
@@ -410,27 +480,6 @@ Result<Policy> PolicyBuilder::build() const {
   }
 
   // 5. Protected paths inside writable areas stay read-only, unless a rule names them exactly.
-  // (The entries are clean relative paths, so a join is already normal.)
-  std::vector<std::pair<std::string, const char*>> candidates;
-  for (const auto& r : rules) {
-    if (!r.rule.symlink_target.empty() || !grants(r.rule.access, Access::Write)) continue;
-    // Relative to the rule and to each of its ancestors, so that "--allow proj/.git" still
-    // protects proj/.git/hooks: ancestor/entry counts when the entry lies at or under the
-    // rule's path relative to that ancestor.
-    const std::string& root = r.rule.path;
-    for (std::string a = root;; a = path::parent(a)) {
-      const std::string_view rel = a == root ? std::string_view()
-                                             : std::string_view(root).substr(a == "/" ? 1 : a.size() + 1);
-      for (const auto& e : workspace_protected_entries()) {
-        if (!rel.empty() && !path::is_at_or_under(e.path, rel)) continue;
-        candidates.emplace_back(path::join(a, e.path), e.reason);
-      }
-      if (a == "/") break;
-    }
-  }
-  for (const auto& e : home_protected_entries()) {
-    candidates.emplace_back(path::join(p.home, e.path), e.reason);
-  }
   seen.clear();
   for (const auto& [given_cand, reason] : candidates) {
     // An existing entry is protected where it really is (proj/.git may be a symlink).

@@ -1,4 +1,5 @@
 #include "paddock/policy.h"
+#include "paddock/sandbox.h"
 
 #include <gtest/gtest.h>
 
@@ -431,6 +432,58 @@ TEST(Builder, PasswdHomeSecretsStayHiddenWhenHomeDiffers) {
   HostContext in_ssh = ctx;
   in_ssh.cwd = "/home/u/.ssh/keys";
   EXPECT_FALSE(PolicyBuilder(in_ssh).build().ok());
+}
+
+// Reading HOME once instead of an lstat per entry gives exactly the same policy, symlinks out
+// of HOME into visible areas included.
+TEST(Builder, ListingBusyDirectoriesChangesNothing) {
+  auto make_tree = [] {
+    auto fs = debian_tree();
+    fs->dir("/home/u/dotfiles/aws").dir("/home/u/dotfiles/gh").file("/home/u/.npmrc");
+    fs->symlink("/home/u/.aws", "dotfiles/aws").symlink("/home/u/.config/gh", "/home/u/dotfiles/gh");
+    fs->symlink("/home/u/.gitconfig", "dotfiles/gitconfig").file("/home/u/dotfiles/gitconfig");
+    fs->dir("/home/u/.config/fish/conf.d").file("/home/u/.bash_history").dir("/home/u/.mozilla");
+    return fs;
+  };
+  const std::vector<std::vector<std::pair<std::string, Access>>> cases = {
+      {},
+      {{"~", Access::ReadWrite}},
+      {{"~", Access::Read}},
+      {{"~/dotfiles", Access::ReadWrite}},
+      {{"~/.config", Access::Write}},
+      {{"~/.aws", Access::Read}, {"/home", Access::Read}},
+  };
+  for (const auto& rules : cases) {
+    auto build = [&](bool listable, int& lookups) {
+      auto fs = make_tree();
+      fs->listable = listable;
+      PolicyBuilder b(fake_ctx(fs, "/home/u/dotfiles"));
+      for (const auto& [path, access] : rules) b.allow(path, access, {Origin::Kind::Flag, "--x " + path});
+      auto p = b.build();
+      lookups = fs->kind_calls;
+      return p;
+    };
+    int listed_lookups = 0, plain_lookups = 0;
+    auto listed = build(true, listed_lookups);
+    auto plain = build(false, plain_lookups);
+    ASSERT_EQ(listed.ok(), plain.ok());
+    if (!plain.ok()) {
+      EXPECT_EQ(listed.error().describe(), plain.error().describe());
+      continue;
+    }
+    EXPECT_EQ(policy_to_json(*listed), policy_to_json(*plain)) << rules.size();
+    EXPECT_LT(listed_lookups, plain_lookups);
+  }
+  // And the symlinked secrets are found either way.
+  auto fs = make_tree();
+  PolicyBuilder b(fake_ctx(fs, "/home/u/dotfiles"));
+  auto p = b.build();
+  ASSERT_TRUE(p.ok()) << p.error().describe();
+  auto denied = [&](const std::string& path) {
+    return std::any_of(p->denied.begin(), p->denied.end(), [&](const DeniedPath& d) { return d.path == path; });
+  };
+  EXPECT_TRUE(denied("/home/u/dotfiles/aws"));
+  EXPECT_TRUE(denied("/home/u/dotfiles/gh"));
 }
 
 }  // namespace
