@@ -18,7 +18,7 @@ std::string as_comment(const std::string& text) {
     out += c;
     if (c == '\n') out += "//   ";
   }
-  while (!out.empty() && (out.back() == ' ' || out.back() == '/')) out.pop_back();
+  while (!out.empty() && (out.back() == ' ' || out.back() == '/' || out.back() == '\n')) out.pop_back();
   return out;
 }
 
