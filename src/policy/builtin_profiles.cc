@@ -44,6 +44,30 @@ allow = ["api.openai.com", "auth.openai.com", "chatgpt.com"]
 # API credentials and endpoint selection, passed only when set in the parent.
 pass = ["OPENAI_API_KEY", "OPENAI_BASE_URL"]
 )"},
+      {"pi", R"(# pi (pi-coding-agent): one agent, many model providers.
+extends = "default"
+description = "pi: its settings, sessions and logins in ~/.pi, the model providers' APIs"
+
+[filesystem]
+# settings.json, auth.json (provider logins), sessions, extensions and skills.
+allow_if_exists = ["~/.pi"]
+
+[network]
+# The providers pi talks to out of the box, and their login endpoints. To keep only yours, copy
+# this profile to ~/.config/paddock/profiles/pi.toml (it shadows the built-in) and shorten it.
+mode = "filtered"
+allow = ["api.anthropic.com", "console.anthropic.com", "claude.ai",
+         "api.openai.com", "auth.openai.com", "chatgpt.com",
+         "generativelanguage.googleapis.com", "oauth2.googleapis.com",
+         "openrouter.ai", "api.x.ai", "api.groq.com", "api.mistral.ai", "api.cerebras.ai",
+         "api.githubcopilot.com", "api.individual.githubcopilot.com", "github.com", "api.github.com"]
+
+[env]
+# Provider keys, passed only when set in the parent.
+pass = ["ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY", "GEMINI_API_KEY",
+        "OPENROUTER_API_KEY", "XAI_API_KEY", "GROQ_API_KEY", "MISTRAL_API_KEY", "CEREBRAS_API_KEY",
+        "COPILOT_GITHUB_TOKEN"]
+)"},
   };
   return profiles;
 }

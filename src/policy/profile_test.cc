@@ -111,11 +111,27 @@ TEST_F(ProfileTest, ClaudeSkipsMissingStateAndFiltersNetwork) {
   EXPECT_EQ(codex->find_rule("/home/u/.codex")->origin.detail, "<built-in:codex>:7:20");
 }
 
+TEST_F(ProfileTest, PiGetsItsStateAndTheProviderApisOnly) {
+  fs_->dir("/home/u/.pi/agent");
+  auto p = policy_of("pi");
+  ASSERT_TRUE(p.ok()) << shown(p.error());
+  ASSERT_NE(p->find_rule("/home/u/.pi"), nullptr);
+  EXPECT_EQ(p->find_rule("/home/u/.pi")->access, Access::ReadWrite);
+  EXPECT_EQ(p->network.mode, NetMode::Filtered);
+  const auto& allow = p->network.allow_domains;
+  for (const char* d : {"api.anthropic.com", "api.openai.com", "generativelanguage.googleapis.com"})
+    EXPECT_NE(std::find(allow.begin(), allow.end(), d), allow.end()) << d;
+  for (const auto& d : allow) EXPECT_EQ(d.find('*'), std::string::npos) << "no wildcards: " << d;
+  EXPECT_NE(std::find(p->env.pass.begin(), p->env.pass.end(), "GEMINI_API_KEY"), p->env.pass.end());
+  // Other agents' state stays out.
+  EXPECT_EQ(p->find_rule("/home/u/.codex"), nullptr);
+}
+
 TEST_F(ProfileTest, UnknownProfileListsAvailableOnes) {
   write("mine", "");
   auto r = find_profile("nope", ctx_);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(shown(r.error()), "unknown profile \"nope\" (available: claude, codex, default, mine (user profiles live in " +
+  EXPECT_EQ(shown(r.error()), "unknown profile \"nope\" (available: claude, codex, default, mine, pi (user profiles live in " +
                                   dir_ + "/config/paddock/profiles))");
 }
 
