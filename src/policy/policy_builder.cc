@@ -88,11 +88,17 @@ class Resolver {
 
   // Announces the paths existing() will be asked about, so busy directories can be listed.
   void expect(const std::vector<std::string_view>& paths) {
-    std::map<std::string_view, int> per_dir;
+    std::vector<std::pair<std::string_view, int>> per_dir;  // a handful of directories
     for (std::string_view p : paths) {
       const std::size_t slash = p.rfind('/');
       if (slash == std::string_view::npos || slash == 0) continue;
-      if (++per_dir[p.substr(0, slash)] == kListAt) to_list_.emplace(p.substr(0, slash), false);
+      const std::string_view dir = p.substr(0, slash);
+      auto it = std::find_if(per_dir.rbegin(), per_dir.rend(), [&](const auto& e) { return e.first == dir; });
+      if (it == per_dir.rend()) per_dir.emplace_back(dir, 1);
+      else ++it->second;
+    }
+    for (const auto& [dir, n] : per_dir) {
+      if (n >= kListAt) busy_.emplace_back(dir);
     }
   }
 
@@ -101,10 +107,11 @@ class Resolver {
     if (p == "/") return p;
     const std::size_t slash = p.rfind('/');
     const std::string_view lexical_dir = slash == 0 ? std::string_view("/") : std::string_view(p).substr(0, slash);
-    const std::string* dir = parent_of(lexical_dir);
+    Dir* dir = parent_of(lexical_dir);
     if (dir == nullptr) return std::nullopt;  // no parent, no child: not even an lstat
-    std::string at = *dir == lexical_dir ? p : path::join(*dir, std::string_view(p).substr(slash + 1));
-    FsView::Kind k = kind_in(lexical_dir, *dir, std::string_view(p).substr(slash + 1), at);
+    const std::string_view name = std::string_view(p).substr(slash + 1);
+    std::string at = dir->path == lexical_dir ? p : path::join(dir->path, name);
+    FsView::Kind k = kind_in(*dir, name, at);
     if (k == FsView::Kind::Missing) return std::nullopt;
     if (k == FsView::Kind::Other) {  // a symlink (or a special file): resolve it
       auto c = fs_.canonical(at);
@@ -115,66 +122,68 @@ class Resolver {
   }
 
  private:
+  struct Dir {
+    std::string path;  // canonical
+    bool busy = false;  // list it instead of an lstat per entry
+    bool list_tried = false;
+    std::vector<FsView::DirEntry> entries;  // sorted by name, when listed
+    bool listed = false;
+  };
+
   // The canonical form of a directory, computed from its parent's with one lstat; nullptr when
   // it is absent or not a directory.
-  const std::string* parent_of(std::string_view dir) {
+  Dir* parent_of(std::string_view dir) {
     if (dir == "/") return &root_;
     // Paths come grouped by directory (~/x, ~/y, ~/.config/z, ...): remember the last answer.
     if (last_ != nullptr && last_->first == dir) return last_->second ? &*last_->second : nullptr;
     auto it = dirs_.find(dir);
-    if (it != dirs_.end()) {
-      last_ = &*it;
-      return it->second ? &*it->second : nullptr;
-    }
-    const std::size_t slash = dir.rfind('/');
-    const std::string_view lexical_up = slash == 0 ? std::string_view("/") : dir.substr(0, slash);
-    std::optional<std::string> result;
-    if (const std::string* up = parent_of(lexical_up)) {
-      std::string at = *up == lexical_up ? std::string(dir) : path::join(*up, dir.substr(slash + 1));
-      FsView::Kind k = kind_in(lexical_up, *up, dir.substr(slash + 1), at);
-      if (k == FsView::Kind::Dir) {
-        result = std::move(at);
-      } else if (k == FsView::Kind::Other) {
-        if (auto c = fs_.canonical(at); c && fs_.kind(*c) == FsView::Kind::Dir) result = std::move(*c);
+    if (it == dirs_.end()) {
+      const std::size_t slash = dir.rfind('/');
+      const std::string_view lexical_up = slash == 0 ? std::string_view("/") : dir.substr(0, slash);
+      std::optional<Dir> result;
+      if (Dir* up = parent_of(lexical_up)) {
+        std::string at = up->path == lexical_up ? std::string(dir) : path::join(up->path, dir.substr(slash + 1));
+        FsView::Kind k = kind_in(*up, dir.substr(slash + 1), at);
+        if (k == FsView::Kind::Dir) {
+          result.emplace().path = std::move(at);
+        } else if (k == FsView::Kind::Other) {
+          if (auto c = fs_.canonical(at); c && fs_.kind(*c) == FsView::Kind::Dir) result.emplace().path = std::move(*c);
+        }
       }
+      if (result) result->busy = std::find(busy_.begin(), busy_.end(), dir) != busy_.end();
+      it = dirs_.emplace(std::string(dir), std::move(result)).first;
     }
-    it = dirs_.emplace(std::string(dir), std::move(result)).first;
     last_ = &*it;
     return it->second ? &*it->second : nullptr;
   }
 
-  // kind(at), where `at` is `name` in the directory `dir` (canonical; `lexical_dir` as asked):
-  // from the directory's listing when it is one to list, else one lstat.
-  FsView::Kind kind_in(std::string_view lexical_dir, const std::string& dir, std::string_view name,
-                       const std::string& at) {
-    auto want = to_list_.find(lexical_dir);
-    if (want != to_list_.end()) {
-      if (!want->second) {  // first time: read it
-        want->second = true;
-        if (auto entries = fs_.list(dir)) {
-          std::sort(entries->begin(), entries->end(),
-                    [](const FsView::DirEntry& a, const FsView::DirEntry& b) { return a.name < b.name; });
-          listings_.emplace(dir, std::move(*entries));
-        }
+  // kind() of `name` in `dir` (`at` is the full path): from the directory's listing when it is
+  // a busy one, else one lstat.
+  FsView::Kind kind_in(Dir& dir, std::string_view name, const std::string& at) {
+    if (dir.busy && !dir.list_tried) {
+      dir.list_tried = true;
+      if (auto entries = fs_.list(dir.path)) {
+        dir.entries = std::move(*entries);
+        std::sort(dir.entries.begin(), dir.entries.end(),
+                  [](const FsView::DirEntry& a, const FsView::DirEntry& b) { return a.name < b.name; });
+        dir.listed = true;
       }
-      if (auto l = listings_.find(dir); l != listings_.end()) {
-        auto e = std::lower_bound(l->second.begin(), l->second.end(), name,
-                                  [](const FsView::DirEntry& a, std::string_view n) { return a.name < n; });
-        if (e == l->second.end() || e->name != name) return FsView::Kind::Missing;
-        if (e->known) return e->kind;
-      }
+    }
+    if (dir.listed) {
+      auto e = std::lower_bound(dir.entries.begin(), dir.entries.end(), name,
+                                [](const FsView::DirEntry& a, std::string_view n) { return a.name < n; });
+      if (e == dir.entries.end() || e->name != name) return FsView::Kind::Missing;
+      if (e->known) return e->kind;
     }
     return fs_.kind(at);
   }
 
-  const std::string root_ = "/";
-
   const FsView& fs_;
-  std::map<std::string, bool, std::less<>> to_list_;  // lexical dir -> listing attempted
-  std::map<std::string, std::vector<FsView::DirEntry>, std::less<>> listings_;  // by canonical dir
-  using Dirs = std::map<std::string, std::optional<std::string>, std::less<>>;
-  Dirs dirs_;
-  const Dirs::value_type* last_ = nullptr;  // map nodes never move
+  Dir root_{"/"};
+  std::vector<std::string_view> busy_;  // lexical directories to list (views into the caller's paths)
+  using Dirs = std::map<std::string, std::optional<Dir>, std::less<>>;
+  Dirs dirs_;  // by lexical path
+  Dirs::value_type* last_ = nullptr;  // map nodes never move
 };
 
 }  // namespace

@@ -33,14 +33,14 @@ class RealFs final : public FsView {
   }
 
   std::optional<std::vector<DirEntry>> list(const std::string& abs_dir) const override {
-    // At most two reads of 32 KiB (about 1,500 names): a bigger directory costs more to read
-    // than the lstats it would save.
-    constexpr int kMaxReads = 2;
+    // One read of 4 KiB (about 120 names): reading a bigger directory costs more than the
+    // lstats it would save (~0.3 us per name read against ~0.6 us per lstat here).
+    constexpr int kMaxReads = 1;
     const int fd = ::open(abs_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) return std::nullopt;
     std::optional<std::vector<DirEntry>> out;
     out.emplace();
-    alignas(8) char buf[32768];
+    alignas(8) char buf[4096];
     for (int reads = 0;; ++reads) {
       const long n = ::syscall(SYS_getdents64, fd, buf, sizeof buf);
       if (n == 0) break;
