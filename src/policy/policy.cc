@@ -1,7 +1,6 @@
 // Names of the policy's enums, Policy::find_rule, absolute_path and HostContext::from_process.
 #include "paddock/policy.h"
 
-#include <pwd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "policy/passwd_entry.h"
 #include "policy/path_util.h"
 
 namespace paddock {
@@ -89,16 +89,12 @@ Result<HostContext> HostContext::from_process() {
 
   // The passwd entry is the source of the user name and of the user's real home: the fallback
   // for HOME, and when $HOME points elsewhere, a second home whose secrets stay hidden. So it
-  // is read on every run (a few syscalls); trusting $HOME alone would let `HOME=/tmp/x paddock
-  // run` in ~ expose ~/.ssh.
-  struct passwd pw {};
-  struct passwd* found = nullptr;
-  std::vector<char> pwbuf(16384);
-  int rc = ::getpwuid_r(ctx.uid, &pw, pwbuf.data(), pwbuf.size(), &found);
+  // is read on every run (two small files in the usual set-up, see passwd_entry.h); trusting
+  // $HOME alone would let `HOME=/tmp/x paddock run --read ~u` expose ~u/.ssh.
   std::string pw_name, pw_dir;
-  if (rc == 0 && found != nullptr) {
-    pw_name = found->pw_name ? found->pw_name : "";
-    pw_dir = found->pw_dir ? found->pw_dir : "";
+  if (auto pw = lookup_passwd(ctx.uid)) {
+    pw_name = std::move(pw->name);
+    pw_dir = std::move(pw->dir);
   }
 
   const char* home = std::getenv("HOME");
