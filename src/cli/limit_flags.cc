@@ -143,9 +143,9 @@ std::vector<std::string> limit_footer_lines(const RunResult& r) {
     out.push_back("killed: file size limit " + f->requested + " reached " + kDash + " raise with --max-file-size");
   const bool failed = !(r.status == RunResult::Status::Exited && r.exit_code == 0);
   if (failed && !r.oom) {
-    if (const LimitReport* m = find(r, "memory"); m && m->enforced_by == "rlimit RLIMIT_AS")
+    if (const LimitReport* m = find(r, "memory"); m && m->enforced_by == "rlimit RLIMIT_DATA")
       out.push_back("memory limit " + m->requested +
-                    " applies to each process's virtual memory here (no cgroup); an allocation "
+                    " applies to each process's heap and private memory here (no cgroup); an allocation "
                     "failure may come from it " + kDash + " raise with --memory");
     else if (m && m->hit)
       out.push_back("memory limit " + m->requested + " was reached (memory was reclaimed) " + kDash +

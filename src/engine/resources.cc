@@ -321,15 +321,18 @@ Result<void> CgroupControl::apply_memory(LimitReport& rep) {
     rep.enforced_by = "cgroup v1";
     return ok_result();
   }
-  // Fallback: a per-process cap on virtual address space. A real bound on each process, but
-  // not on the tree, and virtual (programs that reserve large mappings fail early).
+  // Fallback: a per-process cap on its data: heap and private writable mappings (RLIMIT_DATA
+  // counts those since Linux 4.7). A real bound on each process, but not on the tree, and not
+  // on shared memory. Unlike RLIMIT_AS it leaves address-space reservations alone (PROT_NONE),
+  // so V8, the JVM and Go, which reserve far more than they use, still start.
   struct rlimit cur{};
-  ::getrlimit(RLIMIT_AS, &cur);
+  ::getrlimit(RLIMIT_DATA, &cur);
   rlim_t v = *limits_.memory_bytes;
   if (cur.rlim_max != RLIM_INFINITY && v > cur.rlim_max) v = cur.rlim_max;
-  rlimits_.push_back(RlimitSpec{RLIMIT_AS, {v, v}});
-  weaker(rep, "rlimit RLIMIT_AS",
-         "no cgroup: RLIMIT_AS caps each process's virtual memory instead (not RAM, not the whole tree)");
+  rlimits_.push_back(RlimitSpec{RLIMIT_DATA, {v, v}});
+  weaker(rep, "rlimit RLIMIT_DATA",
+         "no cgroup: RLIMIT_DATA caps each process's heap and private memory instead (not the whole tree, "
+         "not shared memory)");
   return ok_result();
 }
 
@@ -490,7 +493,7 @@ std::string CgroupControl::describe() const {
     out += (out.empty() ? "" : " + ") + std::string("cgroup v1 ") + c;
   }
   for (const RlimitSpec& r : rlimits_) {
-    if (r.resource == RLIMIT_AS || r.resource == RLIMIT_NPROC) {
+    if (r.resource == RLIMIT_DATA || r.resource == RLIMIT_NPROC) {
       out += (out.empty() ? "" : " + ") + std::string("rlimit fallback");
       break;
     }

@@ -222,10 +222,10 @@ TEST_F(LimitsTest, MemoryHogIsKilledAtTheLimit) {
     EXPECT_LE(j["usage"]["peak_memory_bytes"].get<std::uint64_t>(), (64ull << 20) + (1u << 20));
     EXPECT_NE(r.err.find("killed: memory limit 64M reached"), std::string::npos) << r.err;
   } else {
-    // RLIMIT_AS: the allocation fails instead; reported as weaker, never as enforced by cgroup.
-    EXPECT_EQ(m->at("enforced_by"), "rlimit RLIMIT_AS");
+    // RLIMIT_DATA: the allocation fails instead; reported as weaker, never as enforced by cgroup.
+    EXPECT_EQ(m->at("enforced_by"), "rlimit RLIMIT_DATA");
     EXPECT_EQ(m->at("weaker"), true);
-    EXPECT_NE(r.err.find("RLIMIT_AS"), std::string::npos) << "a warning names the weaker limit: " << r.err;
+    EXPECT_NE(r.err.find("RLIMIT_DATA"), std::string::npos) << "a warning names the weaker limit: " << r.err;
   }
 }
 

@@ -20,10 +20,6 @@ pids = 32
 warm = 1
 session_idle_seconds = 60
 
-# Without cgroup delegation (unprivileged runs) memory is capped by RLIMIT_AS, which V8's
-# large address-space reservations cannot start under; node gets room for them.
-[environments.node]
-memory_mb = 4096
 `;
 
 export function tempDir(prefix) {
