@@ -23,8 +23,6 @@
 
 namespace paddock {
 
-class Prestart;  // prestart_namespaces(); defined in src/engine/prestart.h
-
 // Thread-safe cancellation of a running sandbox (kills the whole tree).
 class CancelToken {
  public:
@@ -81,8 +79,6 @@ struct RunOptions {
   std::vector<SandboxMount> mounts;
   // Start in this directory instead of policy.cwd (e.g. "/workspace").
   std::optional<std::string> cwd;
-  // Namespaces made ahead of time by prestart_namespaces(); used when they fit, else dropped.
-  std::shared_ptr<Prestart> prestart;
 };
 
 // How one requested limit was enforced (for the report and the footer).
@@ -145,14 +141,6 @@ class Execution {
   // Runs the monitor loop until the sandboxed tree is gone (relays, captures, limits).
   virtual Result<RunResult> wait() = 0;
 };
-
-// Makes a user namespace (mapped to the caller's uid/gid) and a network namespace (`lo` up) in
-// a small helper process, in parallel with whatever the caller does next — parsing flags,
-// building the policy — so that start() can join them instead of paying for them (the network
-// namespace is ~0.5-1 ms of kernel work). Pass it in RunOptions::prestart; start() uses it when
-// the run wants namespaces and a network of its own, and stops the helper otherwise. Single
-// use. nullptr when user namespaces are known to be unavailable or the helper cannot be forked.
-std::shared_ptr<Prestart> prestart_namespaces();
 
 // Starts the sandbox and returns at once (the command is running, or setup failed and wait()
 // says so).

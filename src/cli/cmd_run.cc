@@ -2,8 +2,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <memory>
-#include <string_view>
 
 #include "cli/commands.h"
 #include "cli/footer.h"
@@ -15,8 +13,6 @@
 
 namespace paddock::cli {
 namespace {
-
-std::shared_ptr<Prestart> g_prestart;  // begin_prestart(); taken by the run
 
 struct RunFlags {
   PolicyFlags policy;
@@ -61,7 +57,6 @@ int do_run(const RunFlags& f) {
     return 2;
   }
   RunOptions opts;
-  opts.prestart = std::move(g_prestart);
   opts.argv = f.command;
   opts.pty = !f.no_pty;
   opts.test_resolve = egress.resolve;
@@ -92,15 +87,6 @@ int do_run(const RunFlags& f) {
 }
 
 }  // namespace
-
-void begin_prestart(int argc, char** argv) {
-  for (int i = 2; i < argc; ++i) {
-    std::string_view a = argv[i];
-    if (a == "--") break;
-    if (a == "--allow-net" || a == "--exec" || a == "--help" || a == "-h") return;
-  }
-  g_prestart = prestart_namespaces();
-}
 
 int run_with_default_flags(std::vector<std::string> command) {
   RunFlags flags;

@@ -18,10 +18,6 @@ void register_mcp(CLI::App& app);
 // `paddock run -- COMMAND...` with no flags: runs `command` under the default flags without
 // building a parser (nothing to parse). Returns the exit code.
 int run_with_default_flags(std::vector<std::string> command);
-// For `paddock run`, first thing in main: starts making the sandbox's user and network
-// namespaces (paddock::prestart_namespaces) while the flags are parsed and the policy is built.
-// Skipped when the flags before "--" ask for the host network, --exec or help.
-void begin_prestart(int argc, char** argv);
 
 void set_exit_code(int code);
 int exit_code();

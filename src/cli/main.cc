@@ -51,8 +51,6 @@ void register_commands(CLI::App& app, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // The sandbox's namespaces are made in parallel with everything below.
-  if (argc > 1 && std::strcmp(argv[1], "run") == 0) paddock::cli::begin_prestart(argc, argv);
   // `paddock run -- COMMAND...`, the way agents are launched, leaves nothing for a parser to do.
   if (argc > 3 && std::strcmp(argv[1], "run") == 0 && std::strcmp(argv[2], "--") == 0) {
     return paddock::cli::run_with_default_flags(std::vector<std::string>(argv + 3, argv + argc));

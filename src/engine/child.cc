@@ -522,29 +522,8 @@ void sweep_orphans() {
 
 }  // namespace
 
-// Prestarted namespaces: join the user and network namespace, make the rest, and fork the init
-// as paddock's own child (CLONE_PARENT). Returns in the init; this process reports the init's
-// pid and exits.
-void enter_prestarted(const Plan& plan) {
-  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) fail("parent-death signal", "");
-  if (setns(plan.join_userns_fd, CLONE_NEWUSER) < 0) fail("join namespaces", "user");
-  if (setns(plan.join_netns_fd, CLONE_NEWNET) < 0) fail("join namespaces", "net");
-  if (unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWPID) < 0) fail("join namespaces", "unshare");
-  sys::Clone3Args args = {};
-  args.flags = CLONE_PARENT;  // exit_signal 0: the init inherits ours (SIGCHLD to paddock)
-  long pid = sys::clone3(&args);
-  if (pid < 0 && errno == ENOSYS) pid = syscall(SYS_clone, CLONE_PARENT, nullptr, nullptr, nullptr, nullptr);
-  if (pid < 0) fail("fork init", "");
-  if (pid > 0) {
-    send(ChildMessage::InitPid, 0, static_cast<int>(pid), "", "");
-    _exit(0);
-  }
-}
-
 [[noreturn]] void child_main(const Plan& plan) {
   g_plan = &plan;
-  const bool prestarted = plan.join_userns_fd >= 0;
-  if (prestarted) enter_prestarted(plan);
   // Die with paddock.
   if (!plan.exec_in_place && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) fail("parent-death signal", "");
   for (int fd : plan.cgroup_attach_fds) {
@@ -553,11 +532,9 @@ void enter_prestarted(const Plan& plan) {
   if (plan.new_cgroup_ns && unshare(CLONE_NEWCGROUP) < 0) fail("cgroup namespace", "");
 
   if (plan.namespaces) {
-    if (!prestarted) {  // a prestarted user namespace is mapped already
-      if (!write_file("/proc/self/setgroups", "deny") && errno != ENOENT) fail("setgroups", "deny");
-      if (!write_file("/proc/self/uid_map", plan.uid_map.c_str())) fail("uid map", plan.uid_map.c_str());
-      if (!write_file("/proc/self/gid_map", plan.gid_map.c_str())) fail("gid map", plan.gid_map.c_str());
-    }
+    if (!write_file("/proc/self/setgroups", "deny") && errno != ENOENT) fail("setgroups", "deny");
+    if (!write_file("/proc/self/uid_map", plan.uid_map.c_str())) fail("uid map", plan.uid_map.c_str());
+    if (!write_file("/proc/self/gid_map", plan.gid_map.c_str())) fail("gid map", plan.gid_map.c_str());
     if (!plan.hostname.empty() && sethostname(plan.hostname.data(), plan.hostname.size()) < 0)
       fail("sethostname", plan.hostname.c_str());
     if (plan.loopback_up) bring_loopback_up();

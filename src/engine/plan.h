@@ -66,9 +66,7 @@ struct LandlockPlan {
 // alive and the parent need not wait for the init's own exit (its namespace teardown).
 struct ChildMessage {
   // Usage: detail is "<user cpu µs> <system cpu µs> <peak RSS KiB>" of the whole tree.
-  // InitPid: value is the init's pid (prestarted namespaces: the init is forked by the cloned
-  // child, which exits).
-  enum Type : std::uint32_t { SetupError = 1, ExecError = 2, ExitStatus = 3, Started = 4, Usage = 5, InitPid = 6 };
+  enum Type : std::uint32_t { SetupError = 1, ExecError = 2, ExitStatus = 3, Started = 4, Usage = 5 };
   std::uint32_t type = 0;
   std::int32_t err = 0;
   std::int32_t value = 0;  // wait status for ExitStatus, pid for Started
@@ -79,11 +77,6 @@ struct ChildMessage {
 struct Plan {
   bool namespaces = false;
   std::uint64_t clone_flags = 0;   // CLONE_NEW* for clone3
-  // Prestarted namespaces (engine/prestart.h): the cloned child joins this user and network
-  // namespace (already mapped, `lo` up), unshares the others, and forks the init with
-  // CLONE_PARENT, reporting its pid (InitPid) before it exits. -1: clone3 makes them all.
-  int join_userns_fd = -1;
-  int join_netns_fd = -1;
   bool new_cgroup_ns = false;      // unshare(CLONE_NEWCGROUP) after joining the cgroups
   bool loopback_up = false;        // bring `lo` up in the new network namespace
   std::string uid_map, gid_map;    // "1000 1000 1\n"

@@ -15,12 +15,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <mutex>
 
 #include "engine/child.h"
 #include "engine/monitor.h"
 #include "engine/plan_builder.h"
-#include "engine/prestart.h"
 #include "engine/pty.h"
 #include "engine/seccomp_policy.h"
 #include "paddock/features.h"
@@ -276,26 +274,11 @@ Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOpt
     launch->sig_blocked = true;
   }
   bool try_namespaces = g_userns_broken.load() == 0;
-  // Prestarted namespaces fit a namespace sandbox with a network of its own.
-  sys::UniqueFd pre_userns, pre_netns;
-  bool use_prestart = false;
-  if (opts.prestart) {
-    if (try_namespaces && policy.network.mode != NetMode::Host)
-      use_prestart = opts.prestart->take(pre_userns, pre_netns);
-    else
-      opts.prestart->discard();
-  }
   for (;;) {
     bool ns = try_namespaces;
     if (auto r = check_mode(policy, ns); !r) return std::move(r).take_error();
     Plan plan;
     if (auto r = make_plan(*launch, plan, ns, host_env); !r) return std::move(r).take_error();
-    if (ns && use_prestart) {
-      plan.clone_flags = 0;  // the child joins or makes them (enter_prestarted)
-      plan.join_userns_fd = pre_userns.get();
-      plan.join_netns_fd = pre_netns.get();
-      plan.loopback_up = false;
-    }
     if (auto r = setup_stdio(*launch, plan); !r) return std::move(r).take_error();
 
     int report[2];
@@ -336,28 +319,6 @@ Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOpt
     launch->close_child_side();
     report_w.reset();
     net_child.reset();
-    if (plan.join_userns_fd >= 0) {
-      // The cloned child forks the init (our child too, CLONE_PARENT), says its pid, and exits.
-      // On failure it stays the process wait() reaps, and its SetupError the result.
-      ChildMessage m;
-      bool got = launch->read_message(m);
-      if (!got || m.type != ChildMessage::InitPid) {
-        if (got && m.type == ChildMessage::SetupError && std::string(m.step) == "join namespaces") {
-          launch->reap();
-          use_prestart = false;  // try again, clone3 making them all
-          launch->reset_for_retry();
-          continue;
-        }
-        if (got) launch->pending.push_back(m);
-        return std::unique_ptr<Execution>(std::move(launch));
-      }
-      while (waitpid(launch->child_pid, nullptr, 0) < 0 && errno == EINTR) {
-      }
-      launch->child_pid = m.value;
-      launch->pidfd.reset(sys::pidfd_open(launch->child_pid, 0));
-    }
-    pre_userns.reset();
-    pre_netns.reset();
     launch->resources->started(launch->child_pid);
 
     if (net_parent) {
@@ -384,7 +345,6 @@ Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOpt
 }
 
 Result<void> exec_in_place_impl(const Policy& policy, const RunOptions& opts) {
-  if (opts.prestart) opts.prestart->discard();  // its helper must not outlive us as our child
   auto prepared = prepare(policy, opts);
   if (!prepared) return std::move(prepared).take_error();
   std::unique_ptr<Launch> launch = std::move(prepared.value());
@@ -417,11 +377,6 @@ Result<void> exec_in_place_impl(const Policy& policy, const RunOptions& opts) {
 }
 
 }  // namespace engine
-
-std::shared_ptr<Prestart> prestart_namespaces() {
-  if (engine::g_userns_broken.load() != 0) return nullptr;
-  return Prestart::begin();
-}
 
 Result<std::unique_ptr<Execution>> start(const Policy& policy, const RunOptions& options) {
   return engine::start_impl(policy, options);
