@@ -76,6 +76,9 @@ struct NetworkPolicy {
   NetMode mode = NetMode::Off;
   std::vector<std::string> allow_domains;  // "host", "*.domain", "host:port"
   std::vector<std::string> deny_domains;
+  // Where each entry came from ("file:line:col" of a profile), index for index; "" or missing
+  // when unknown. Not part of the policy JSON: only for error messages.
+  std::vector<std::string> allow_where, deny_where;
 };
 
 // The environment is scrubbed to a documented safe set (src/policy/env_policy.cc) plus these.
@@ -170,8 +173,10 @@ class PolicyBuilder {
   // Leave out the built-in system paths (/usr, /etc, ...). For tests and special profiles only.
   PolicyBuilder& no_system_defaults();
   PolicyBuilder& network(NetMode mode);
-  PolicyBuilder& allow_domain(std::string_view pattern);
-  PolicyBuilder& deny_domain(std::string_view pattern);
+  // `where` ("file:line:col") is named in any error about the pattern, now or when the egress
+  // filter parses it at run time.
+  PolicyBuilder& allow_domain(std::string_view pattern, std::string_view where = {});
+  PolicyBuilder& deny_domain(std::string_view pattern, std::string_view where = {});
   PolicyBuilder& pass_env(std::string_view name);
   PolicyBuilder& set_env(std::string_view name, std::string_view value);
   PolicyBuilder& limits(const Limits& l);

@@ -20,14 +20,19 @@ std::string_view to_string(Verdict::Why w) {
 Result<DomainPolicy> DomainPolicy::create(const NetworkPolicy& policy) {
   DomainPolicy p;
   p.mode_ = policy.mode;
-  for (const auto& text : policy.allow_domains) {
-    auto r = HostRule::parse(text);
-    if (!r) return r.error();
+  // A bad entry is named where it came from (a profile's file:line:col) when that is known.
+  auto located = [](Error e, const std::vector<std::string>& where, std::size_t i) {
+    if (i < where.size() && !where[i].empty()) e.where = where[i];
+    return e;
+  };
+  for (std::size_t i = 0; i < policy.allow_domains.size(); ++i) {
+    auto r = HostRule::parse(policy.allow_domains[i]);
+    if (!r) return located(r.error(), policy.allow_where, i);
     p.allow_.push_back(std::move(*r));
   }
-  for (const auto& text : policy.deny_domains) {
-    auto r = HostRule::parse(text);
-    if (!r) return r.error();
+  for (std::size_t i = 0; i < policy.deny_domains.size(); ++i) {
+    auto r = HostRule::parse(policy.deny_domains[i]);
+    if (!r) return located(r.error(), policy.deny_where, i);
     p.deny_.push_back(std::move(*r));
   }
   return p;

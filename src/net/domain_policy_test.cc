@@ -67,6 +67,18 @@ TEST(HostRule, RejectsBadRules) {
   }
 }
 
+TEST(DomainPolicy, BadEntryIsNamedWhereItCameFrom) {
+  NetworkPolicy p = filtered({"ok.example.com", "x:99999"});
+  p.allow_where = {"", "/home/u/.config/paddock/profiles/a.toml:4:21"};
+  auto r = DomainPolicy::create(p);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().where, "/home/u/.config/paddock/profiles/a.toml:4:21") << r.error().describe();
+  // Unknown origin (a flag, a library caller): the message stands alone.
+  auto q = DomainPolicy::create(filtered({"x:99999"}));
+  ASSERT_FALSE(q.ok());
+  EXPECT_NE(q.error().where, "/home/u/.config/paddock/profiles/a.toml:4:21");
+}
+
 TEST(DomainPolicy, ExactNameMatchesOnlyThatName) {
   auto p = make({"api.example.com"});
   EXPECT_TRUE(p.decide_host("api.example.com", 443).allowed);

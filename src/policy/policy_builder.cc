@@ -231,21 +231,25 @@ static bool plausible_domain_pattern(std::string_view p) {
   return !p.empty() && p.find_first_of(" \t\r\n") == std::string_view::npos;
 }
 
-PolicyBuilder& PolicyBuilder::allow_domain(std::string_view pattern) {
+PolicyBuilder& PolicyBuilder::allow_domain(std::string_view pattern, std::string_view where) {
   if (!plausible_domain_pattern(pattern)) {
-    return fail(make_error("invalid domain pattern \"" + std::string(pattern) + "\"", {},
+    return fail(make_error("invalid domain pattern \"" + std::string(pattern) + "\"", std::string(where),
                            "use host, *.domain, host:port or an address range (docs/network.md)"));
   }
   network_.allow_domains.emplace_back(pattern);
+  network_.allow_where.resize(network_.allow_domains.size() - 1);
+  network_.allow_where.emplace_back(where);
   return *this;
 }
 
-PolicyBuilder& PolicyBuilder::deny_domain(std::string_view pattern) {
+PolicyBuilder& PolicyBuilder::deny_domain(std::string_view pattern, std::string_view where) {
   if (!plausible_domain_pattern(pattern)) {
-    return fail(make_error("invalid domain pattern \"" + std::string(pattern) + "\"", {},
+    return fail(make_error("invalid domain pattern \"" + std::string(pattern) + "\"", std::string(where),
                            "use host, *.domain, host:port or an address range (docs/network.md)"));
   }
   network_.deny_domains.emplace_back(pattern);
+  network_.deny_where.resize(network_.deny_domains.size() - 1);
+  network_.deny_where.emplace_back(where);
   return *this;
 }
 

@@ -259,10 +259,10 @@ class ProfileReader {
       b_.network(NetMode::Filtered);  // a list alone means filtering
     }
     if (allow) {
-      for (const auto& [d, pos] : *allow) b_.allow_domain(d);
+      for (const auto& [d, pos] : *allow) b_.allow_domain(d, pos);
     }
     if (deny) {
-      for (const auto& [d, pos] : *deny) b_.deny_domain(d);
+      for (const auto& [d, pos] : *deny) b_.deny_domain(d, pos);
     }
   }
 

@@ -127,6 +127,25 @@ TEST_F(ProfileTest, PiGetsItsStateAndTheProviderApisOnly) {
   EXPECT_EQ(p->find_rule("/home/u/.codex"), nullptr);
 }
 
+TEST_F(ProfileTest, BadDomainPatternNamesItsPosition) {
+  {
+    PolicyBuilder b(ctx_);
+    ASSERT_TRUE(apply_profile({"p", "p.toml", "[network]\nmode = \"filtered\"\nallow = [\"api.example.com\", \"bad domain\"]\n"},
+                              b, ctx_).ok());
+    auto p = b.build();
+    ASSERT_FALSE(p.ok());
+    EXPECT_EQ(shown(p.error()), "p.toml:3:29: invalid domain pattern \"bad domain\" (use host, *.domain, host:port or an "
+                                "address range (docs/network.md))");
+  }
+  // Patterns that only the egress filter's grammar rejects keep their position for it.
+  PolicyBuilder b(ctx_);
+  ASSERT_TRUE(apply_profile({"p", "p.toml", "[network]\nmode = \"filtered\"\ndeny = [\"a.com\", \"x:99999\"]\n"}, b, ctx_).ok());
+  auto p = b.build();
+  ASSERT_TRUE(p.ok()) << shown(p.error());
+  ASSERT_EQ(p->network.deny_where.size(), 2u);
+  EXPECT_EQ(p->network.deny_where[1], "p.toml:3:18");
+}
+
 TEST_F(ProfileTest, UnknownProfileListsAvailableOnes) {
   write("mine", "");
   auto r = find_profile("nope", ctx_);
