@@ -4,7 +4,7 @@
 # read-only system binds, the project read-write, fresh HOME and /tmp, --proc, --dev).
 # Reports medians, the ratio paddock/bwrap, and the peak RSS of paddock (parent + sandbox init).
 #
-# usage: bench/startup.sh [PADDOCK_BINARY]      (default: build/paddock; needs hyperfine, bwrap)
+# usage: [RUNS=300] [ROUNDS=5] bench/startup.sh [PADDOCK_BINARY]   (default: build/paddock; needs hyperfine, bwrap)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 paddock=${1:-$here/build/paddock}
@@ -30,23 +30,37 @@ bw+=(--proc /proc --dev /dev --tmpfs /tmp --tmpfs "$HOME" --bind "$PWD" "$PWD" -
 "$paddock" run -- /bin/true  # fails loudly here if the sandbox cannot start
 "${bw[@]}"
 
-hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/h.json" \
-  -n "bare /bin/true" "/bin/true" \
-  -n "paddock run" "$paddock run -- /bin/true" \
-  -n "bwrap" "${bw[*]}" >/dev/null
+# The machine's background load drifts over a run, so the commands are measured in ROUNDS rounds
+# (default 5) of RUNS/ROUNDS runs each, in alternating order, and the ratio is the median of the
+# rounds' ratios: paddock and bubblewrap always see the same minute of the machine.
+rounds=${ROUNDS:-5}
+per=$(( runs / rounds > 10 ? runs / rounds : 10 ))
+for r in $(seq 1 "$rounds"); do
+  if [ $((r % 2)) = 1 ]; then order=(paddock bwrap); else order=(bwrap paddock); fi
+  args=(-n "bare /bin/true" "/bin/true")
+  for o in "${order[@]}"; do
+    if [ "$o" = paddock ]; then args+=(-n "paddock run" "$paddock run -- /bin/true"); else args+=(-n "bwrap" "${bw[*]}"); fi
+  done
+  hyperfine -N --warmup 10 --runs "$per" --export-json "$work/h$r.json" "${args[@]}" >/dev/null
+done
 
 rss_kb=$(/usr/bin/time -f %M "$paddock" run -- /bin/true 2>&1 >/dev/null | tail -n1)
 
-python3 - "$work/h.json" "$rss_kb" <<'PY'
-import json, sys
-res = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
-med = {k: v["median"] * 1000 for k, v in res.items()}
-print(f"{'command':<16} {'median ms':>10} {'mean ms':>9} {'stddev':>8}")
-for k, v in res.items():
-    print(f"{k:<16} {v['median']*1000:>10.3f} {v['mean']*1000:>9.3f} {v['stddev']*1000:>8.3f}")
-ratio = med["paddock run"] / med["bwrap"]
-print(f"ratio paddock/bwrap (medians): {ratio:.2f}  (target <= 0.60)")
-print(f"paddock overhead over bare /bin/true: {med['paddock run'] - med['bare /bin/true']:.3f} ms")
-rss = int(sys.argv[2])
+python3 - "$rss_kb" "$work"/h*.json <<'PY'
+import json, statistics, sys
+rounds = [{r["command"]: r for r in json.load(open(f))["results"]} for f in sys.argv[2:]]
+print(f"{'round':<6} {'bare ms':>8} {'paddock ms':>11} {'bwrap ms':>9} {'ratio':>6}")
+ratios, times = [], {"bare /bin/true": [], "paddock run": [], "bwrap": []}
+for i, res in enumerate(rounds, 1):
+    med = {k: v["median"] * 1000 for k, v in res.items()}
+    for k in times: times[k] += [t * 1000 for t in res[k]["times"]]
+    ratios.append(med["paddock run"] / med["bwrap"])
+    print(f"{i:<6} {med['bare /bin/true']:>8.3f} {med['paddock run']:>11.3f} {med['bwrap']:>9.3f} {ratios[-1]:>6.2f}")
+print(f"{'command':<16} {'median ms':>10} {'mean ms':>9} {'stddev':>8}   (all rounds)")
+for k, v in times.items():
+    print(f"{k:<16} {statistics.median(v):>10.3f} {statistics.mean(v):>9.3f} {statistics.pstdev(v):>8.3f}")
+print(f"ratio paddock/bwrap (median of the rounds' median ratios): {statistics.median(ratios):.2f}  (target <= 0.60)")
+print(f"paddock overhead over bare /bin/true: {statistics.median(times['paddock run']) - statistics.median(times['bare /bin/true']):.3f} ms")
+rss = int(sys.argv[1])
 print(f"peak RSS, paddock parent and sandbox init (GNU time %M): {rss} KiB  (target <= 2048)")
 PY
