@@ -529,7 +529,7 @@ void sweep_orphans() {
   for (int fd : plan.cgroup_attach_fds) {
     if (!sys::write_all(fd, "0", 1)) fail("join cgroup", "");
   }
-  if (plan.new_cgroup_ns && unshare(CLONE_NEWCGROUP) < 0) fail("cgroup namespace", "");
+  if (plan.new_cgroup_ns && plan.attach_wait_fd < 0 && unshare(CLONE_NEWCGROUP) < 0) fail("cgroup namespace", "");
 
   if (plan.namespaces) {
     if (!write_file("/proc/self/setgroups", "deny") && errno != ENOENT) fail("setgroups", "deny");
@@ -546,6 +546,17 @@ void sweep_orphans() {
   if (chdir(plan.cwd.c_str()) < 0) fail("chdir", plan.cwd.c_str());
   if (plan.pty_sock >= 0) open_sandbox_pty(plan);
 
+  if (plan.attach_wait_fd >= 0) {
+    // Nothing of the command may run outside its cgroups: wait for the parent's attach.
+    char go = 0;
+    ssize_t n;
+    do {
+      n = read(plan.attach_wait_fd, &go, 1);
+    } while (n < 0 && errno == EINTR);
+    if (n != 1) fail("join cgroup", "the parent could not attach the sandbox", n < 0 ? errno : EPIPE);
+    close(plan.attach_wait_fd);
+    if (plan.new_cgroup_ns && unshare(CLONE_NEWCGROUP) < 0) fail("cgroup namespace", "");
+  }
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) fail("no_new_privs", "");
   if (plan.landlock.abi > 0) apply_landlock(plan.landlock);
   drop_capabilities(plan.namespaces || geteuid() == 0);

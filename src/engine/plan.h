@@ -109,7 +109,11 @@ struct Plan {
   int report_fd = -1;                 // write end of the report pipe (close-on-exec)
 
   // resource control
-  std::vector<int> cgroup_attach_fds;
+  std::vector<int> cgroup_attach_fds;  // the child writes "0" into each (--exec)
+  // Or the parent attaches the child while it builds its mounts (a cgroup migration can wait
+  // out an RCU grace period); the child reads one byte here before it may unshare its cgroup
+  // namespace or start the command. EOF means the attach failed.
+  int attach_wait_fd = -1;
   std::vector<RlimitSpec> rlimits;
 
   // network (NetMode::Filtered): listeners created inside the namespace and sent on net_fd

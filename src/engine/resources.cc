@@ -4,6 +4,7 @@
 #include "engine/resources.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -91,14 +92,29 @@ class CgroupControl final : public ResourceControl {
     return out;
   }
   std::vector<RlimitSpec> rlimits() const override { return rlimits_; }
+  // Moves a single-threaded `pid` (just cloned) into the run's cgroups without the whole-
+  // process migration that waits out an RCU grace period (measured: 1-12 ms here): cgroup v1
+  // through the "tasks" file (moves the one thread, no threadgroup lock); cgroup2 through
+  // cgroup.procs unless the child was born there (CLONE_INTO_CGROUP).
   Result<void> attach(pid_t pid) override {
     const std::string s = std::to_string(pid);
-    for (int fd : attach_fds()) {
-      ssize_t n = sys::retry_eintr([&] { return ::write(fd, s.data(), s.size()); });
-      if (n != static_cast<ssize_t>(s.size())) return errno_error("cannot move process " + s + " into its cgroup", errno, "join cgroup");
+    if (v2_.valid() && !born_in_v2_) {
+      ssize_t n = sys::retry_eintr([&] { return ::write(v2_.procs_fd(), s.data(), s.size()); });
+      if (n != static_cast<ssize_t>(s.size()))
+        return errno_error("cannot move process " + s + " into its cgroup", errno, "join cgroup");
+    }
+    for (const CgroupDir& d : v1_) {
+      if (auto r = d.write("tasks", s); !r)
+        return errno_error("cannot move process " + s + " into its cgroup", r.error().sys_errno, "join cgroup");
     }
     return ok_result();
   }
+  int clone_into_fd() const override {
+    if (!v2_.valid()) return -1;
+    if (!v2_dir_fd_) v2_dir_fd_.reset(::open(v2_.path().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    return v2_dir_fd_.get();
+  }
+  void born_in_cgroup() override { born_in_v2_ = true; }
   void started(pid_t pid) override { pid_ = pid; }
   bool kill_all() override;
   void finish(RunResult& result) override;
@@ -140,6 +156,8 @@ class CgroupControl final : public ResourceControl {
   std::string v2_note_;                     // why cgroup2 was not used, for messages
   pid_t pid_ = 0;
   bool finished_ = false;
+  mutable sys::UniqueFd v2_dir_fd_;  // clone_into_fd()
+  bool born_in_v2_ = false;
 };
 
 Result<void> CgroupControl::setup_v2(const CgroupLayout& layout,

@@ -43,6 +43,11 @@ class ResourceControl {
   // (measured here: 0.05 ms typical, 6-20 ms often under load); the child must then not fork or
   // exec before the parent says it is attached. Parent only.
   virtual Result<void> attach(pid_t pid) = 0;
+  // cgroup2: a descriptor of the run's cgroup directory for clone3's CLONE_INTO_CGROUP, so the
+  // child is born in it (no migration at all); -1 when there is none. Once a clone used it,
+  // call born_in_cgroup() so attach() skips cgroup2.
+  virtual int clone_into_fd() const { return -1; }
+  virtual void born_in_cgroup() {}
   // The sandbox's first process is running as `pid` (in the parent's pid namespace).
   virtual void started(pid_t pid) = 0;
   // Kills every process of the run (cgroup.kill on v2, SIGKILL to each member on v1, repeated

@@ -29,6 +29,9 @@
 
 extern char** environ;
 
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
 #endif
@@ -280,6 +283,17 @@ Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOpt
     Plan plan;
     if (auto r = make_plan(*launch, plan, ns, host_env); !r) return std::move(r).take_error();
     if (auto r = setup_stdio(*launch, plan); !r) return std::move(r).take_error();
+    // Cgroups: the parent attaches the child right after clone, while the child builds its
+    // mounts, instead of the child attaching itself first (saves the migration's wait).
+    sys::UniqueFd attach_go, attach_wait;
+    if (!plan.cgroup_attach_fds.empty()) {
+      int ap[2];
+      if (pipe2(ap, O_CLOEXEC) < 0) return errno_error("pipe", errno, "run");
+      attach_wait.reset(move_high(ap[0]));
+      attach_go.reset(ap[1]);
+      plan.attach_wait_fd = attach_wait.get();
+      plan.cgroup_attach_fds.clear();
+    }
 
     int report[2];
     if (pipe2(report, O_CLOEXEC) < 0) return errno_error("pipe", errno, "run");
@@ -300,7 +314,17 @@ Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOpt
     args.flags = plan.clone_flags | CLONE_PIDFD;
     args.pidfd = reinterpret_cast<std::uint64_t>(&pidfd);
     args.exit_signal = SIGCHLD;
-    long pid = feat.clone3 ? sys::clone3(&args) : -1;
+    // Born in the run's cgroup2 cgroup: no migration (Linux 5.7+; else attach() moves it).
+    const int into = attach_go ? launch->resources->clone_into_fd() : -1;
+    long pid = -1;
+    if (feat.clone3 && into >= 0) {
+      sys::Clone3Args into_args = args;
+      into_args.flags |= CLONE_INTO_CGROUP;
+      into_args.cgroup = static_cast<std::uint64_t>(into);
+      pid = sys::clone3(&into_args);
+      if (pid > 0) launch->resources->born_in_cgroup();
+    }
+    if (pid < 0) pid = feat.clone3 ? sys::clone3(&args) : -1;
     if (pid < 0 && (!feat.clone3 || errno == ENOSYS)) pid = sys::clone_fork(plan.clone_flags | CLONE_PIDFD, &pidfd);
     if (pid == 0) child_main(plan);  // never returns
     if (pid < 0) {
@@ -319,6 +343,15 @@ Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOpt
     launch->close_child_side();
     report_w.reset();
     net_child.reset();
+    attach_wait.reset();
+    if (attach_go) {
+      if (auto r = launch->resources->attach(launch->child_pid); !r) {
+        attach_go.reset();  // the child sees EOF and stops; wait() reports its setup error
+        return std::move(r).take_error();
+      }
+      if (write(attach_go.get(), "1", 1) != 1) return errno_error("attach", errno, "run");
+      attach_go.reset();
+    }
     launch->resources->started(launch->child_pid);
 
     if (net_parent) {
