@@ -88,9 +88,16 @@ struct EnvPolicy {
 };
 
 // Resource limits. Enforced by the engine (cgroups, rlimits, tmpfs sizes); see docs/limits.md.
+inline constexpr std::uint64_t kDefaultPidsCeiling = 4096;
+
 struct Limits {
   std::optional<std::uint64_t> memory_bytes;
   std::optional<std::uint64_t> pids;
+  // Built-in safety ceiling on processes and threads alive at once, used when `pids` is unset:
+  // enforced by the cheapest bound the host has (the sandbox's own pid namespace's pid_max,
+  // RLIMIT_NPROC, or a pids cgroup) and never a reason to refuse a run. `--pids unlimited`
+  // clears it. docs/limits.md#defaults
+  std::optional<std::uint64_t> pids_ceiling = kDefaultPidsCeiling;
   std::optional<double> cpu;  // cores' worth of CPU time
   std::optional<std::chrono::milliseconds> timeout;
   std::optional<std::uint64_t> tmp_size_bytes;

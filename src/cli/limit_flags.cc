@@ -68,7 +68,7 @@ void add_limit_flags(CLI::App* cmd, LimitFlags& f) {
   const char* group = "Limits";
   cmd->add_option("--memory", f.memory, "Memory (RAM and swap together) for the whole run: 512M, 2G")
       ->group(group);
-  cmd->add_option("--pids", f.pids, "Processes and threads at once, for the whole run: 256")->group(group);
+  cmd->add_option("--pids", f.pids, "Processes and threads at once, for the whole run: 256 (without it a built-in ceiling of 4096 applies; unlimited removes both)")->group(group);
   cmd->add_option("--cpu", f.cpu, "Cores' worth of CPU time: 0.5, 1.5, 4")->group(group);
   cmd->add_option("--timeout", f.timeout,
                   "Wall clock for the whole run, then SIGTERM, a short grace, SIGKILL: 90s, 30m, 1h30m")
@@ -90,6 +90,7 @@ Result<void> apply_limit_flags(const LimitFlags& f, PolicyBuilder& b) {
   Limits& l = b.mutable_limits();
   if (auto r = size_flag("--memory", f.memory, 1u << 20, l.memory_bytes); !r) return r;
   if (auto r = count_flag("--pids", f.pids, l.pids); !r) return r;
+  if (is_unlimited(f.pids)) l.pids_ceiling.reset();  // no limit means no built-in ceiling either
   if (!f.cpu.empty()) {
     if (is_unlimited(f.cpu)) {
       l.cpu.reset();
@@ -139,6 +140,9 @@ std::vector<std::string> limit_footer_lines(const RunResult& r) {
   }
   if (const LimitReport* p = find(r, "pids"); p && p->hit)
     out.push_back("process limit " + p->requested + " reached (fork failed) " + kDash + " raise with --pids");
+  if (const LimitReport* p = find(r, "pids-ceiling"); p && p->hit)
+    out.push_back("process ceiling " + p->requested + " reached (fork failed) " + kDash +
+                  " set a larger limit with --pids");
   if (const LimitReport* f = find(r, "max-file-size"); f && f->hit)
     out.push_back("killed: file size limit " + f->requested + " reached " + kDash + " raise with --max-file-size");
   const bool failed = !(r.status == RunResult::Status::Exited && r.exit_code == 0);

@@ -535,6 +535,11 @@ void sweep_orphans() {
     if (!write_file("/proc/self/setgroups", "deny") && errno != ENOENT) fail("setgroups", "deny");
     if (!write_file("/proc/self/uid_map", plan.uid_map.c_str())) fail("uid map", plan.uid_map.c_str());
     if (!write_file("/proc/self/gid_map", plan.gid_map.c_str())) fail("gid map", plan.gid_map.c_str());
+    if (!plan.pid_max.empty()) {
+      // Only pid 1 of a new pid namespace writes its own pid_max (never the host's).
+      if (getpid() != 1) fail("process ceiling", "not pid 1 of a new pid namespace", EINVAL);
+      if (!write_file("/proc/sys/kernel/pid_max", plan.pid_max.c_str())) fail("process ceiling", "kernel.pid_max");
+    }
     if (!plan.hostname.empty() && sethostname(plan.hostname.data(), plan.hostname.size()) < 0)
       fail("sethostname", plan.hostname.c_str());
     if (plan.loopback_up) bring_loopback_up();

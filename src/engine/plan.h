@@ -115,6 +115,9 @@ struct Plan {
   // namespace or start the command. EOF means the attach failed.
   int attach_wait_fd = -1;
   std::vector<RlimitSpec> rlimits;
+  // Non-empty: pid 1 writes it into its pid namespace's /proc/sys/kernel/pid_max first thing
+  // (the built-in process ceiling, ResourceControl::pid_max()).
+  std::string pid_max;
 
   // network (NetMode::Filtered): listeners created inside the namespace and sent on net_fd
   std::vector<net::ListenSpec> listeners;

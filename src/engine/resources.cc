@@ -6,6 +6,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/statvfs.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -25,6 +27,8 @@ namespace paddock::engine {
 namespace {
 
 constexpr std::uint64_t kCpuPeriodUs = 100000;
+// pid_max cannot go below 301; the ceiling also loses up to 300 pids once allocation wraps.
+constexpr std::uint64_t kMinPidsCeiling = 512;
 
 bool no_permission(int err) {
   return err == EACCES || err == EPERM || err == EROFS || err == ENOENT;
@@ -115,6 +119,7 @@ class CgroupControl final : public ResourceControl {
     return v2_dir_fd_.get();
   }
   void born_in_cgroup() override { born_in_v2_ = true; }
+  std::uint64_t pid_max() const override { return pid_max_; }
   void started(pid_t pid) override { pid_ = pid; }
   bool kill_all() override;
   void finish(RunResult& result) override;
@@ -131,6 +136,7 @@ class CgroupControl final : public ResourceControl {
   Result<void> join_v1(const CgroupLayout& layout, const std::string& ctrl);
   Result<void> apply_memory(LimitReport& rep);
   Result<void> apply_pids(LimitReport& rep);
+  void apply_pids_ceiling(LimitReport& rep);
   Result<void> apply_cpu(LimitReport& rep);
   Result<void> add_rlimit(int resource, rlim_t value, const char* name, LimitReport& rep);
   LimitReport& report(std::string name, std::string requested) {
@@ -155,6 +161,7 @@ class CgroupControl final : public ResourceControl {
   std::vector<std::string> unenforceable_;  // "cpu 1.5 (no writable cgroup with the cpu controller)"
   std::string v2_note_;                     // why cgroup2 was not used, for messages
   pid_t pid_ = 0;
+  std::uint64_t pid_max_ = 0;  // pid_max(): the built-in ceiling through the pid namespace
   bool finished_ = false;
   mutable sys::UniqueFd v2_dir_fd_;  // clone_into_fd()
   bool born_in_v2_ = false;
@@ -221,14 +228,26 @@ Result<void> CgroupControl::join_v1(const CgroupLayout& layout, const std::strin
 
 // Cgroups cost a mkdir and an rmdir per hierarchy (0.1-0.5 ms each): made only when a limit
 // needs one, or a timeout needs a way to kill a tree that no pid namespace holds together.
+// The built-in process ceiling (limits.pids unset) by the cheapest bound there is: the sandbox's
+// own pid_max, else RLIMIT_NPROC where it binds (not root, own user namespace), else a cgroup.
+enum class CeilingBy { None, PidMax, Nproc, Cgroup };
+
+CeilingBy ceiling_by(const Limits& limits, const ResourceOptions& options) {
+  if (limits.pids || !limits.pids_ceiling) return CeilingBy::None;
+  if (options.new_pid_namespace && options.pid_namespace_pid_max) return CeilingBy::PidMax;
+  if (options.new_user_namespace && ::geteuid() != 0) return CeilingBy::Nproc;
+  return CeilingBy::Cgroup;
+}
+
 bool needs_cgroup(const Limits& limits, const ResourceOptions& options) {
-  return limits.memory_bytes || limits.pids || limits.cpu || (limits.timeout && !options.new_pid_namespace);
+  return limits.memory_bytes || limits.pids || limits.cpu || (limits.timeout && !options.new_pid_namespace) ||
+         ceiling_by(limits, options) == CeilingBy::Cgroup;
 }
 
 Result<void> CgroupControl::plan(const CgroupLayout& layout) {
   std::set<std::string> wanted;
   if (limits_.memory_bytes) wanted.insert("memory");
-  if (limits_.pids) wanted.insert("pids");
+  if (limits_.pids || ceiling_by(limits_, options_) == CeilingBy::Cgroup) wanted.insert("pids");
   if (limits_.cpu) wanted.insert("cpu");
   if (limits_.cpu && !(*limits_.cpu > 0 && std::isfinite(*limits_.cpu)))
     return make_error("cpu limit must be a positive number of cores, not " +
@@ -238,6 +257,9 @@ Result<void> CgroupControl::plan(const CgroupLayout& layout) {
                       " is too small to start anything (minimum 1M)", "limits");
   if (limits_.pids && *limits_.pids == 0)
     return make_error("pids limit must be at least 1", "limits");
+  if (!limits_.pids && limits_.pids_ceiling && *limits_.pids_ceiling < kMinPidsCeiling)
+    return make_error("process ceiling " + std::to_string(*limits_.pids_ceiling) + " is below " +
+                      std::to_string(kMinPidsCeiling), "limits", "for a small exact limit use --pids");
 
   if (needs_cgroup(limits_, options_)) {
     if (auto r = setup_v2(layout, wanted); !r) return r;
@@ -255,6 +277,8 @@ Result<void> CgroupControl::plan(const CgroupLayout& layout) {
     if (auto r = apply_memory(report("memory", format_size(*limits_.memory_bytes))); !r) return r;
   if (limits_.pids)
     if (auto r = apply_pids(report("pids", std::to_string(*limits_.pids))); !r) return r;
+  if (ceiling_by(limits_, options_) != CeilingBy::None)
+    apply_pids_ceiling(report("pids-ceiling", std::to_string(*limits_.pids_ceiling) + " (built-in)"));
   if (limits_.cpu)
     if (auto r = apply_cpu(report("cpu", format_cpu(*limits_.cpu))); !r) return r;
   if (limits_.timeout) {
@@ -394,6 +418,39 @@ Result<void> CgroupControl::apply_pids(LimitReport& rep) {
   return ok_result();
 }
 
+// Never a reason to refuse a run: the ceiling is paddock's default, not the user's request.
+void CgroupControl::apply_pids_ceiling(LimitReport& rep) {
+  const std::uint64_t n = *limits_.pids_ceiling;
+  switch (ceiling_by(limits_, options_)) {
+    case CeilingBy::PidMax:
+      // pids 1..n are allocatable, so at most n tasks; once allocation has wrapped the kernel
+      // skips pids below 300, so at least n - 300.
+      pid_max_ = n + 1;
+      rep.enforced_by = "pid namespace pid_max";
+      return;
+    case CeilingBy::Nproc:
+      rlimits_.push_back(RlimitSpec{RLIMIT_NPROC, {n, n}});
+      rep.enforced_by = "rlimit RLIMIT_NPROC";
+      return;
+    case CeilingBy::Cgroup:
+      if (v2_has("pids") && v2_.write("pids.max", std::to_string(n))) {
+        rep.enforced_by = "cgroup v2";
+        return;
+      }
+      if (const CgroupDir* d = v1_for("pids"); d && d->write("pids.max", std::to_string(n))) {
+        rep.enforced_by = "cgroup v1";
+        return;
+      }
+      rep.enforced_by = "not enforced";
+      warnings_.push_back("the built-in ceiling of " + std::to_string(n) +
+                          " processes is not enforced here (no pid namespace of its own, no pids cgroup, and "
+                          "RLIMIT_NPROC does not bind root); set one with --pids where a cgroup is available");
+      return;
+    case CeilingBy::None:
+      return;
+  }
+}
+
 Result<void> CgroupControl::apply_cpu(LimitReport& rep) {
   const double quota_d = std::ceil(*limits_.cpu * static_cast<double>(kCpuPeriodUs));
   const std::uint64_t quota = quota_d < 1000 ? 1000 : static_cast<std::uint64_t>(quota_d);
@@ -479,7 +536,8 @@ void CgroupControl::finish(RunResult& result) {
   }
   for (LimitReport& rep : reports_) {
     if (rep.name == "memory") rep.hit = memory_hit || oom;
-    else if (rep.name == "pids") rep.hit = pids_hit;
+    else if (rep.name == "pids" || (rep.name == "pids-ceiling" && rep.enforced_by.starts_with("cgroup")))
+      rep.hit = pids_hit;
     else if (rep.name == "cpu") rep.hit = cpu_hit;
     else if (rep.name == "timeout") rep.hit = result.timed_out;
     else if (rep.name == "max-file-size")
@@ -520,6 +578,16 @@ std::string CgroupControl::describe() const {
 }
 
 }  // namespace
+
+bool pid_namespace_pid_max() {
+  struct utsname u{};
+  if (::uname(&u) != 0) return false;
+  unsigned major = 0, minor = 0;
+  if (std::sscanf(u.release, "%u.%u", &major, &minor) != 2) return false;
+  if (major < 6 || (major == 6 && minor < 14)) return false;
+  struct statvfs sv{};
+  return ::statvfs("/proc/sys/kernel", &sv) == 0 && (sv.f_flag & ST_RDONLY) == 0;
+}
 
 Result<std::unique_ptr<ResourceControl>> create_resource_control(const Limits& limits,
                                                                  const CgroupLayout& layout,

@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +49,10 @@ class ResourceControl {
   // call born_in_cgroup() so attach() skips cgroup2.
   virtual int clone_into_fd() const { return -1; }
   virtual void born_in_cgroup() {}
+  // Non-zero: the sandbox's pid 1 writes this into /proc/sys/kernel/pid_max (its own pid
+  // namespace's, Linux 6.14+) before anything else runs, which bounds the tasks alive in the
+  // sandbox (the built-in process ceiling). The child refuses to write it unless it is pid 1.
+  virtual std::uint64_t pid_max() const { return 0; }
   // The sandbox's first process is running as `pid` (in the parent's pid namespace).
   virtual void started(pid_t pid) = 0;
   // Kills every process of the run (cgroup.kill on v2, SIGKILL to each member on v1, repeated
@@ -74,7 +79,17 @@ struct ResourceOptions {
   bool new_user_namespace = false;
   // The child is pid 1 of its own pid namespace: killing it kills the whole tree.
   bool new_pid_namespace = false;
+  // /proc/sys/kernel/pid_max is per pid namespace and writable there (pid_namespace_pid_max()):
+  // the built-in process ceiling then costs one write in the child, no cgroup.
+  bool pid_namespace_pid_max = false;
 };
+
+// Whether a new pid namespace gets its own, writable kernel.pid_max: Linux 6.14 or later and
+// /proc/sys not mounted read-only (containers). Read from uname because it cannot be probed
+// without making a namespace, and a wrong "yes" must never happen: on older kernels the file is
+// the host's (host root inside a user namespace could change it). The child also checks that it
+// is pid 1 of a new pid namespace before it writes.
+bool pid_namespace_pid_max();
 
 // Plans resource control for `limits` on this host (reads /proc/self/mountinfo and
 // /proc/self/cgroup; creates the run's cgroups when it can). Error when a requested limit

@@ -90,13 +90,20 @@ bool has_rlimit(const ResourceControl& rc, int res, rlim_t value) {
   return false;
 }
 
+// No limits at all, not even the built-in process ceiling (tested on its own below).
+Limits bare_limits() {
+  Limits l;
+  l.pids_ceiling.reset();
+  return l;
+}
+
 TEST(ResourceFallback, CoreDumpsOffByDefault) {
-  auto rc = create_resource_control(Limits{}, CgroupLayout{}, {});
+  auto rc = create_resource_control(bare_limits(), CgroupLayout{}, {});
   ASSERT_TRUE(rc.ok()) << rc.error().describe();
   EXPECT_TRUE(has_rlimit(**rc, RLIMIT_CORE, 0));
   EXPECT_TRUE((*rc)->attach_fds().empty());
   EXPECT_TRUE((*rc)->warnings().empty());
-  Limits on;
+  Limits on = bare_limits();
   on.core_dumps = true;
   auto rc2 = create_resource_control(on, CgroupLayout{}, {});
   ASSERT_TRUE(rc2.ok());
@@ -104,7 +111,7 @@ TEST(ResourceFallback, CoreDumpsOffByDefault) {
 }
 
 TEST(ResourceFallback, CpuWithoutCgroupIsRefusedUnlessBestEffort) {
-  Limits l;
+  Limits l = bare_limits();
   l.cpu = 1.5;
   auto rc = create_resource_control(l, CgroupLayout{}, {});
   ASSERT_FALSE(rc.ok());
@@ -125,7 +132,7 @@ TEST(ResourceFallback, CpuWithoutCgroupIsRefusedUnlessBestEffort) {
 }
 
 TEST(ResourceFallback, MemoryFallsBackToAddressSpace) {
-  Limits l;
+  Limits l = bare_limits();
   l.memory_bytes = 256ull << 20;
   auto rc = create_resource_control(l, CgroupLayout{}, {});
   ASSERT_TRUE(rc.ok()) << rc.error().describe();
@@ -142,7 +149,7 @@ TEST(ResourceFallback, MemoryFallsBackToAddressSpace) {
 }
 
 TEST(ResourceFallback, PidsInAUserNamespaceUseNproc) {
-  Limits l;
+  Limits l = bare_limits();
   l.pids = 64;
   ResourceOptions o;
   o.new_user_namespace = true;
@@ -156,7 +163,7 @@ TEST(ResourceFallback, PidsInAUserNamespaceUseNproc) {
 }
 
 TEST(ResourceFallback, PidsWithoutUserNamespace) {
-  Limits l;
+  Limits l = bare_limits();
   l.pids = 64;
   auto rc = create_resource_control(l, CgroupLayout{}, {});
   if (geteuid() == 0) {
@@ -172,8 +179,80 @@ TEST(ResourceFallback, PidsWithoutUserNamespace) {
   }
 }
 
+// The built-in process ceiling (Limits::pids_ceiling, set unless --pids says otherwise): the
+// sandbox's own pid_max where the kernel has one per pid namespace, else RLIMIT_NPROC where it
+// binds, else a pids cgroup, else a warning; never a refusal.
+TEST(ProcessCeiling, PidNamespaceGetsPidMax) {
+  ResourceOptions o;
+  o.new_user_namespace = o.new_pid_namespace = o.pid_namespace_pid_max = true;
+  auto rc = create_resource_control(Limits{}, CgroupLayout{}, o);
+  ASSERT_TRUE(rc.ok()) << rc.error().describe();
+  EXPECT_EQ((*rc)->pid_max(), kDefaultPidsCeiling + 1);
+  EXPECT_TRUE((*rc)->attach_fds().empty()) << "no cgroup for the ceiling";
+  EXPECT_TRUE((*rc)->warnings().empty());
+  RunResult res;
+  (*rc)->finish(res);
+  const LimitReport* c = find(res.limits, "pids-ceiling");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->requested, "4096 (built-in)");
+  EXPECT_EQ(c->enforced_by, "pid namespace pid_max");
+  EXPECT_FALSE(c->weaker);
+}
+
+TEST(ProcessCeiling, WithoutPidMaxFallsBackAndNeverRefuses) {
+  ResourceOptions o;
+  o.new_user_namespace = o.new_pid_namespace = true;  // but an older kernel: no per-ns pid_max
+  auto rc = create_resource_control(Limits{}, CgroupLayout{}, o);
+  ASSERT_TRUE(rc.ok()) << rc.error().describe();
+  EXPECT_EQ((*rc)->pid_max(), 0u);
+  RunResult res;
+  (*rc)->finish(res);
+  const LimitReport* c = find(res.limits, "pids-ceiling");
+  ASSERT_NE(c, nullptr);
+  if (geteuid() == 0) {
+    // No cgroup in an empty layout, and RLIMIT_NPROC does not bind root: said, not refused.
+    EXPECT_EQ(c->enforced_by, "not enforced");
+    ASSERT_EQ(res.warnings.size(), 1u);
+    EXPECT_NE(res.warnings[0].find("ceiling of 4096 processes is not enforced"), std::string::npos);
+  } else {
+    EXPECT_EQ(c->enforced_by, "rlimit RLIMIT_NPROC");
+    EXPECT_TRUE(has_rlimit(**rc, RLIMIT_NPROC, kDefaultPidsCeiling));
+  }
+}
+
+TEST(ProcessCeiling, AnExactLimitOrUnlimitedReplacesIt) {
+  ResourceOptions o;
+  o.new_user_namespace = o.new_pid_namespace = o.pid_namespace_pid_max = true;
+  Limits none;
+  none.pids_ceiling.reset();
+  auto rc = create_resource_control(none, CgroupLayout{}, o);
+  ASSERT_TRUE(rc.ok());
+  EXPECT_EQ((*rc)->pid_max(), 0u);
+  RunResult res;
+  (*rc)->finish(res);
+  EXPECT_EQ(find(res.limits, "pids-ceiling"), nullptr);
+
+  if (geteuid() != 0) {
+    Limits exact;
+    exact.pids = 64;
+    auto rc2 = create_resource_control(exact, CgroupLayout{}, o);
+    ASSERT_TRUE(rc2.ok());
+    EXPECT_EQ((*rc2)->pid_max(), 0u) << "--pids is exact: not the pid_max approximation";
+    RunResult res2;
+    (*rc2)->finish(res2);
+    EXPECT_EQ(find(res2.limits, "pids-ceiling"), nullptr);
+    EXPECT_NE(find(res2.limits, "pids"), nullptr);
+  }
+
+  Limits tiny;
+  tiny.pids_ceiling = 100;
+  auto bad = create_resource_control(tiny, CgroupLayout{}, o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("process ceiling 100"), std::string::npos);
+}
+
 TEST(ResourceFallback, RlimitsForFilesAndReports) {
-  Limits l;
+  Limits l = bare_limits();
   l.max_file_size_bytes = 1ull << 30;
   l.max_open_files = 256;
   l.timeout = std::chrono::minutes(30);
@@ -202,7 +281,7 @@ TEST(ResourceFallback, OpenFilesAboveHardLimitIsRefused) {
   struct rlimit cur{};
   ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &cur), 0);
   if (cur.rlim_max == RLIM_INFINITY) GTEST_SKIP() << "RLIMIT_NOFILE hard limit is unlimited";
-  Limits l;
+  Limits l = bare_limits();
   l.max_open_files = cur.rlim_max + 1;
   auto rc = create_resource_control(l, CgroupLayout{}, {});
   ASSERT_FALSE(rc.ok());
@@ -210,12 +289,12 @@ TEST(ResourceFallback, OpenFilesAboveHardLimitIsRefused) {
 }
 
 TEST(ResourceFallback, BadValues) {
-  Limits l;
+  Limits l = bare_limits();
   l.cpu = 0;
   EXPECT_FALSE(create_resource_control(l, CgroupLayout{}, {}).ok());
   l.cpu = -1;
   EXPECT_FALSE(create_resource_control(l, CgroupLayout{}, {}).ok());
-  Limits m;
+  Limits m = bare_limits();
   m.memory_bytes = 4096;
   auto rc = create_resource_control(m, CgroupLayout{}, {});
   ASSERT_FALSE(rc.ok());
@@ -276,7 +355,7 @@ class RealCgroups : public ::testing::Test {
   }
   // Skips unless the run would get `ctrl` from a cgroup on this host.
   bool need(const std::string& ctrl) {
-    Limits probe;
+    Limits probe = bare_limits();
     if (ctrl == "memory") probe.memory_bytes = 64ull << 20;
     if (ctrl == "pids") probe.pids = 100;
     if (ctrl == "cpu") probe.cpu = 1;
@@ -298,7 +377,7 @@ class RealCgroups : public ::testing::Test {
 
 TEST_F(RealCgroups, MemoryHogIsKilledAndReportedAsOom) {
   REQUIRE_CGROUP("memory");
-  Limits l;
+  Limits l = bare_limits();
   l.memory_bytes = 64ull << 20;
   auto rc = create_resource_control(l, layout_, {});
   ASSERT_TRUE(rc.ok()) << rc.error().describe();
@@ -328,7 +407,7 @@ TEST_F(RealCgroups, MemoryHogIsKilledAndReportedAsOom) {
 
 TEST_F(RealCgroups, ModestProgramIsNotOom) {
   REQUIRE_CGROUP("memory");
-  Limits l;
+  Limits l = bare_limits();
   l.memory_bytes = 64ull << 20;
   auto rc = create_resource_control(l, layout_, {});
   ASSERT_TRUE(rc.ok());
@@ -347,7 +426,7 @@ TEST_F(RealCgroups, ModestProgramIsNotOom) {
 
 TEST_F(RealCgroups, ForkBombIsContained) {
   REQUIRE_CGROUP("pids");
-  Limits l;
+  Limits l = bare_limits();
   l.pids = 20;
   auto rc = create_resource_control(l, layout_, {});
   ASSERT_TRUE(rc.ok()) << rc.error().describe();
@@ -378,7 +457,7 @@ TEST_F(RealCgroups, ForkBombIsContained) {
 
 TEST_F(RealCgroups, ForkCountStopsAtTheLimit) {
   REQUIRE_CGROUP("pids");
-  Limits l;
+  Limits l = bare_limits();
   l.pids = 10;
   auto rc = create_resource_control(l, layout_, {});
   ASSERT_TRUE(rc.ok());
@@ -407,7 +486,7 @@ TEST_F(RealCgroups, ForkCountStopsAtTheLimit) {
 
 TEST_F(RealCgroups, ParentCanAttachTheChild) {
   REQUIRE_CGROUP("pids");
-  Limits l;
+  Limits l = bare_limits();
   l.pids = 5;
   auto rc = create_resource_control(l, layout_, {});
   ASSERT_TRUE(rc.ok());
@@ -451,7 +530,7 @@ TEST_F(RealCgroups, NoLimitNoCgroup) {
   // Nothing needs a cgroup: none is made (they cost a mkdir and an rmdir per hierarchy).
   ResourceOptions o;
   o.new_pid_namespace = true;
-  Limits l;
+  Limits l = bare_limits();
   l.timeout = std::chrono::seconds(5);
   auto rc = create_resource_control(l, layout_, o);
   ASSERT_TRUE(rc.ok());
@@ -459,7 +538,7 @@ TEST_F(RealCgroups, NoLimitNoCgroup) {
 }
 
 TEST_F(RealCgroups, KillAllReachesDaemonizedGrandchildren) {
-  Limits l;
+  Limits l = bare_limits();
   l.timeout = std::chrono::seconds(5);  // without a pid namespace this asks for a cgroup to kill
   auto rc = create_resource_control(l, layout_, {});
   ASSERT_TRUE(rc.ok());
@@ -517,7 +596,7 @@ TEST_F(RealCgroups, KillAllReachesDaemonizedGrandchildren) {
 
 TEST_F(RealCgroups, CpuSpinnerGetsItsShare) {
   REQUIRE_CGROUP("cpu");
-  Limits l;
+  Limits l = bare_limits();
   l.cpu = 0.2;
   auto rc = create_resource_control(l, layout_, {});
   ASSERT_TRUE(rc.ok());
@@ -540,7 +619,7 @@ TEST_F(RealCgroups, CpuSpinnerGetsItsShare) {
 }
 
 TEST_F(RealCgroups, NoLeaksAfterManyRuns) {
-  Limits l;
+  Limits l = bare_limits();
   l.memory_bytes = 64ull << 20;
   l.pids = 64;
   l.best_effort = true;
@@ -558,7 +637,7 @@ TEST_F(RealCgroups, NoLeaksAfterManyRuns) {
 }
 
 TEST_F(RealCgroups, ErrorPathRemovesWhatWasCreated) {
-  Limits l;
+  Limits l = bare_limits();
   l.memory_bytes = 64ull << 20;
   l.pids = 64;
   l.max_open_files = ~0ull;  // above any hard limit: refused after the cgroups were made
@@ -571,7 +650,7 @@ TEST_F(RealCgroups, ErrorPathRemovesWhatWasCreated) {
 }
 
 TEST_F(RealCgroups, DestroyWithoutFinishCleansUp) {
-  Limits l;
+  Limits l = bare_limits();
   l.pids = 64;
   l.best_effort = true;
   {
@@ -585,7 +664,7 @@ TEST_F(RealCgroups, DestroyWithoutFinishCleansUp) {
 // ---- the rlimit fallbacks, enforced for real (root and unprivileged) ----
 
 TEST(RlimitFallback, DataCapStopsAHogButNotAReservation) {
-  Limits l;
+  Limits l = bare_limits();
   l.memory_bytes = 128ull << 20;
   auto rc = create_resource_control(l, CgroupLayout{}, {});
   ASSERT_TRUE(rc.ok());
@@ -605,7 +684,7 @@ TEST(RlimitFallback, DataCapStopsAHogButNotAReservation) {
 }
 
 TEST(RlimitFallback, NprocInAUserNamespaceCountsOnlyTheSandbox) {
-  Limits l;
+  Limits l = bare_limits();
   l.pids = 8;
   ResourceOptions o;
   o.new_user_namespace = true;

@@ -145,6 +145,8 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
     ResourceOptions ro;
     ro.new_user_namespace = ns;
     ro.new_pid_namespace = ns && !plan.exec_in_place;
+    ro.pid_namespace_pid_max = ro.new_pid_namespace && !policy.limits.pids && policy.limits.pids_ceiling &&
+                               pid_namespace_pid_max();
     launch.resources.reset();
     auto rc = create_resource_control(policy.limits, feat, ro);
     if (!rc) return std::move(rc).take_error();
@@ -221,6 +223,7 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   plan.finalize_exec_arrays();
   plan.cgroup_attach_fds = launch.resources->attach_fds();
   plan.rlimits = launch.resources->rlimits();
+  if (std::uint64_t m = launch.resources->pid_max()) plan.pid_max = std::to_string(m);
   for (int fd : opts.pass_fds) plan.keep_fds.push_back(fd);
   launch.exec_path = plan.exec_path;
   launch.isolation = std::string(ns ? "namespaces" : "") +

@@ -170,6 +170,7 @@ json policy_to_json(const Policy& p) {
   const Limits& l = p.limits;
   if (l.memory_bytes) limits["memory_bytes"] = *l.memory_bytes;
   if (l.pids) limits["pids"] = *l.pids;
+  if (l.pids_ceiling) limits["pids_ceiling"] = *l.pids_ceiling;
   if (l.cpu) limits["cpu"] = *l.cpu;
   if (l.timeout) limits["timeout_ms"] = static_cast<std::uint64_t>(l.timeout->count());
   if (l.tmp_size_bytes) limits["tmp_size_bytes"] = *l.tmp_size_bytes;
@@ -285,6 +286,7 @@ Result<Policy> policy_from_json(const json& j) {
   if (const json* l = rd.field(j, "limits", "", false)) {
     p.limits.memory_bytes = rd.u64(*l, "memory_bytes", "limits");
     p.limits.pids = rd.u64(*l, "pids", "limits");
+    p.limits.pids_ceiling = rd.u64(*l, "pids_ceiling", "limits");
     if (const json* cpu = rd.field(*l, "cpu", "limits", false)) {
       if (!cpu->is_number()) {
         rd.fail("limits.cpu", "must be a number");

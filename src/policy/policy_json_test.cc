@@ -138,6 +138,7 @@ constexpr const char* kSampleJson = R"({
     "max_open_files": 1024,
     "memory_bytes": 2147483648,
     "pids": 256,
+    "pids_ceiling": 4096,
     "timeout_ms": 1800000,
     "tmp_size_bytes": 18446744073709551615
   },
@@ -234,7 +235,9 @@ constexpr const char* kEmptyJson = R"({
     "set": {}
   },
   "home": "",
-  "limits": {},
+  "limits": {
+    "pids_ceiling": 4096
+  },
   "network": {
     "allow": [],
     "deny": [],

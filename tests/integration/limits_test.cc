@@ -253,6 +253,46 @@ TEST_F(LimitsTest, ForkBombIsContainedAndTheHostKeepsWorking) {
   EXPECT_EQ(ok.out, "ok\n");
 }
 
+TEST_F(LimitsTest, BuiltInCeilingContainsAForkBombWithoutAnyFlag) {
+  // No limit flags at all: the built-in ceiling (4096 tasks) must still stop a program that
+  // forks without end and keeps every child alive.
+  const std::string hog =
+      "import os, signal\n"
+      "n = 0\n"
+      "while n < 20000:\n"
+      "    try:\n"
+      "        pid = os.fork()\n"
+      "    except OSError:\n"
+      "        break\n"
+      "    if pid == 0:\n"
+      "        signal.pause()\n"
+      "        os._exit(0)\n"
+      "    n += 1\n"
+      "print(n, flush=True)\n";
+  Proc r = paddock({"--timeout", "120s"}, {"python3", "-c", hog});
+  json j = report();
+  const json* c = limit_entry(j, "pids-ceiling");
+  ASSERT_NE(c, nullptr) << describe(r);
+  EXPECT_EQ(c->at("requested"), "4096 (built-in)");
+  if (c->at("enforced_by") == "not enforced") GTEST_SKIP() << "no ceiling mechanism here: " << r.err;
+  ASSERT_FALSE(r.out.empty()) << describe(r);
+  const long forked = std::stol(r.out);
+  // The python process itself and pid 1 count too; pid_max skips pids below 300 once it wraps.
+  EXPECT_LT(forked, 4096) << describe(r);
+  EXPECT_GT(forked, 3000) << describe(r);
+  EXPECT_EQ(j["outcome"]["timed_out"], false) << describe(r);
+  Proc ok = run_cmd({"/bin/sh", "-c", "for i in 1 2 3 4 5 6 7 8; do /bin/true & done; wait; echo ok"}, "/");
+  EXPECT_EQ(ok.out, "ok\n");
+}
+
+TEST_F(LimitsTest, PidsUnlimitedRemovesTheBuiltInCeiling) {
+  Proc r = paddock({"--pids", "unlimited"}, {"/bin/true"});
+  EXPECT_EQ(r.code, 0) << describe(r);
+  json j = report();
+  EXPECT_EQ(limit_entry(j, "pids-ceiling"), nullptr) << j.dump();
+  EXPECT_EQ(limit_entry(j, "pids"), nullptr) << j.dump();
+}
+
 // ---- cpu ----
 
 TEST_F(LimitsTest, CpuSpinnerGetsNoMoreThanItsShare) {
