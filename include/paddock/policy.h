@@ -87,9 +87,10 @@ struct EnvPolicy {
   std::vector<std::pair<std::string, std::string>> set;  // NAME=VALUE set explicitly
 };
 
-// Resource limits. Enforced by the engine (cgroups, rlimits, tmpfs sizes); see docs/limits.md.
+// The built-in process ceiling every run gets unless --pids says otherwise (Limits::pids_ceiling).
 inline constexpr std::uint64_t kDefaultPidsCeiling = 4096;
 
+// Resource limits. Enforced by the engine (cgroups, rlimits, tmpfs sizes); see docs/limits.md.
 struct Limits {
   std::optional<std::uint64_t> memory_bytes;
   std::optional<std::uint64_t> pids;

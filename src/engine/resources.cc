@@ -83,9 +83,21 @@ std::string format_cpu(double cpu) {
   return buf;
 }
 
+// The built-in process ceiling (limits.pids unset) by the cheapest bound there is: the sandbox's
+// own pid_max, else RLIMIT_NPROC where it binds (not root, own user namespace), else a cgroup.
+enum class CeilingBy { None, PidMax, Nproc, Cgroup };
+
+CeilingBy ceiling_by(const Limits& limits, const ResourceOptions& options) {
+  if (limits.pids || !limits.pids_ceiling) return CeilingBy::None;
+  if (options.new_pid_namespace && options.pid_namespace_pid_max) return CeilingBy::PidMax;
+  if (options.new_user_namespace && ::geteuid() != 0) return CeilingBy::Nproc;
+  return CeilingBy::Cgroup;
+}
+
 class CgroupControl final : public ResourceControl {
  public:
-  CgroupControl(Limits limits, ResourceOptions options) : limits_(limits), options_(options) {}
+  CgroupControl(Limits limits, ResourceOptions options)
+      : limits_(limits), options_(options), ceiling_(ceiling_by(limits, options)) {}
 
   Result<void> plan(const CgroupLayout& layout);
 
@@ -151,6 +163,7 @@ class CgroupControl final : public ResourceControl {
 
   Limits limits_;
   ResourceOptions options_;
+  CeilingBy ceiling_;
   CgroupDir v2_;
   std::set<std::string> v2_ctrls_;
   std::vector<CgroupDir> v1_;
@@ -227,18 +240,8 @@ Result<void> CgroupControl::join_v1(const CgroupLayout& layout, const std::strin
 }
 
 // Cgroups cost a mkdir and an rmdir per hierarchy (0.1-0.5 ms each): made only when a limit
-// needs one, or a timeout needs a way to kill a tree that no pid namespace holds together.
-// The built-in process ceiling (limits.pids unset) by the cheapest bound there is: the sandbox's
-// own pid_max, else RLIMIT_NPROC where it binds (not root, own user namespace), else a cgroup.
-enum class CeilingBy { None, PidMax, Nproc, Cgroup };
-
-CeilingBy ceiling_by(const Limits& limits, const ResourceOptions& options) {
-  if (limits.pids || !limits.pids_ceiling) return CeilingBy::None;
-  if (options.new_pid_namespace && options.pid_namespace_pid_max) return CeilingBy::PidMax;
-  if (options.new_user_namespace && ::geteuid() != 0) return CeilingBy::Nproc;
-  return CeilingBy::Cgroup;
-}
-
+// needs one, a timeout needs a way to kill a tree that no pid namespace holds together, or the
+// process ceiling has no cheaper bound.
 bool needs_cgroup(const Limits& limits, const ResourceOptions& options) {
   return limits.memory_bytes || limits.pids || limits.cpu || (limits.timeout && !options.new_pid_namespace) ||
          ceiling_by(limits, options) == CeilingBy::Cgroup;
@@ -247,7 +250,7 @@ bool needs_cgroup(const Limits& limits, const ResourceOptions& options) {
 Result<void> CgroupControl::plan(const CgroupLayout& layout) {
   std::set<std::string> wanted;
   if (limits_.memory_bytes) wanted.insert("memory");
-  if (limits_.pids || ceiling_by(limits_, options_) == CeilingBy::Cgroup) wanted.insert("pids");
+  if (limits_.pids || ceiling_ == CeilingBy::Cgroup) wanted.insert("pids");
   if (limits_.cpu) wanted.insert("cpu");
   if (limits_.cpu && !(*limits_.cpu > 0 && std::isfinite(*limits_.cpu)))
     return make_error("cpu limit must be a positive number of cores, not " +
@@ -277,7 +280,7 @@ Result<void> CgroupControl::plan(const CgroupLayout& layout) {
     if (auto r = apply_memory(report("memory", format_size(*limits_.memory_bytes))); !r) return r;
   if (limits_.pids)
     if (auto r = apply_pids(report("pids", std::to_string(*limits_.pids))); !r) return r;
-  if (ceiling_by(limits_, options_) != CeilingBy::None)
+  if (ceiling_ != CeilingBy::None)
     apply_pids_ceiling(report("pids-ceiling", std::to_string(*limits_.pids_ceiling) + " (built-in)"));
   if (limits_.cpu)
     if (auto r = apply_cpu(report("cpu", format_cpu(*limits_.cpu))); !r) return r;
@@ -421,7 +424,7 @@ Result<void> CgroupControl::apply_pids(LimitReport& rep) {
 // Never a reason to refuse a run: the ceiling is paddock's default, not the user's request.
 void CgroupControl::apply_pids_ceiling(LimitReport& rep) {
   const std::uint64_t n = *limits_.pids_ceiling;
-  switch (ceiling_by(limits_, options_)) {
+  switch (ceiling_) {
     case CeilingBy::PidMax:
       // pids 1..n are allocatable, so at most n tasks; once allocation has wrapped the kernel
       // skips pids below 300, so at least n - 300.
@@ -536,7 +539,7 @@ void CgroupControl::finish(RunResult& result) {
   }
   for (LimitReport& rep : reports_) {
     if (rep.name == "memory") rep.hit = memory_hit || oom;
-    else if (rep.name == "pids" || (rep.name == "pids-ceiling" && rep.enforced_by.starts_with("cgroup")))
+    else if (rep.name == "pids" || (rep.name == "pids-ceiling" && ceiling_ == CeilingBy::Cgroup))
       rep.hit = pids_hit;
     else if (rep.name == "cpu") rep.hit = cpu_hit;
     else if (rep.name == "timeout") rep.hit = result.timed_out;
@@ -580,13 +583,17 @@ std::string CgroupControl::describe() const {
 }  // namespace
 
 bool pid_namespace_pid_max() {
-  struct utsname u{};
-  if (::uname(&u) != 0) return false;
-  unsigned major = 0, minor = 0;
-  if (std::sscanf(u.release, "%u.%u", &major, &minor) != 2) return false;
-  if (major < 6 || (major == 6 && minor < 14)) return false;
-  struct statvfs sv{};
-  return ::statvfs("/proc/sys/kernel", &sv) == 0 && (sv.f_flag & ST_RDONLY) == 0;
+  // Neither the kernel nor our /proc mount changes while we run (the MCP server asks per call).
+  static const bool answer = [] {
+    struct utsname u{};
+    if (::uname(&u) != 0) return false;
+    unsigned major = 0, minor = 0;
+    if (std::sscanf(u.release, "%u.%u", &major, &minor) != 2) return false;
+    if (major < 6 || (major == 6 && minor < 14)) return false;
+    struct statvfs sv{};
+    return ::statvfs("/proc/sys/kernel", &sv) == 0 && (sv.f_flag & ST_RDONLY) == 0;
+  }();
+  return answer;
 }
 
 Result<std::unique_ptr<ResourceControl>> create_resource_control(const Limits& limits,

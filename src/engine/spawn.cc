@@ -145,8 +145,7 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
     ResourceOptions ro;
     ro.new_user_namespace = ns;
     ro.new_pid_namespace = ns && !plan.exec_in_place;
-    ro.pid_namespace_pid_max = ro.new_pid_namespace && !policy.limits.pids && policy.limits.pids_ceiling &&
-                               pid_namespace_pid_max();
+    ro.pid_namespace_pid_max = ro.new_pid_namespace && pid_namespace_pid_max();
     launch.resources.reset();
     auto rc = create_resource_control(policy.limits, feat, ro);
     if (!rc) return std::move(rc).take_error();
