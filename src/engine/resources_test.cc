@@ -484,6 +484,43 @@ TEST_F(RealCgroups, ForkCountStopsAtTheLimit) {
   (*rc)->finish(res);
 }
 
+// Without a pid namespace (the fallback mode) and as root, the process ceiling has no cheaper
+// bound than a pids cgroup: it is exact there, and a refused fork is reported as hit.
+TEST_F(RealCgroups, CeilingWithoutPidNamespaceIsAPidsCgroup) {
+  REQUIRE_CGROUP("pids");
+  Limits l = bare_limits();
+  l.pids_ceiling = 512;
+  auto rc = create_resource_control(l, layout_, {});
+  ASSERT_TRUE(rc.ok()) << rc.error().describe();
+  EXPECT_EQ((*rc)->pid_max(), 0u);
+  int status = run_child(**rc, [] {
+    int started = 0;
+    std::vector<pid_t> kids;
+    for (int i = 0; i < 700; ++i) {
+      pid_t p = fork();
+      if (p < 0) break;
+      if (p == 0) {
+        pause();
+        _exit(0);
+      }
+      kids.push_back(p);
+      ++started;
+    }
+    for (pid_t k : kids) kill(k, SIGKILL);
+    for (pid_t k : kids) waitpid(k, nullptr, 0);
+    return started == 511 ? 0 : started < 511 ? 1 : 2;  // 512 tasks: the child and 511 more
+  });
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: stopped early, 2: the ceiling did not hold";
+  RunResult res;
+  (*rc)->finish(res);
+  const LimitReport* c = find(res.limits, "pids-ceiling");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->enforced_by.rfind("cgroup", 0), 0u) << c->enforced_by;
+  EXPECT_TRUE(c->hit);
+  EXPECT_TRUE(leftover_cgroups(layout_).empty());
+}
+
 TEST_F(RealCgroups, ParentCanAttachTheChild) {
   REQUIRE_CGROUP("pids");
   Limits l = bare_limits();

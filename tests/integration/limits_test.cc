@@ -293,6 +293,45 @@ TEST_F(LimitsTest, PidsUnlimitedRemovesTheBuiltInCeiling) {
   EXPECT_EQ(limit_entry(j, "pids"), nullptr) << j.dump();
 }
 
+// No pid namespace (the fallback mode): as root the ceiling becomes a pids cgroup, and the footer
+// names it when a fork is refused; unprivileged there is nothing to enforce it with, and a
+// warning line says so instead of refusing the run.
+TEST_F(LimitsTest, CeilingWithoutNamespacesIsACgroupOrSaysItIsNotEnforced) {
+  setenv("PADDOCK_DANGER_DISABLE_NAMESPACES", "1", 1);
+  const bool root = geteuid() == 0;
+  const std::string hog =
+      "import os, signal\n"
+      "kids = []\n"
+      "while len(kids) < 4200:\n"
+      "    try:\n"
+      "        pid = os.fork()\n"
+      "    except OSError:\n"
+      "        break\n"
+      "    if pid == 0:\n"
+      "        signal.pause()\n"
+      "        os._exit(0)\n"
+      "    kids.append(pid)\n"
+      "print(len(kids), flush=True)\n"
+      "for k in kids: os.kill(k, signal.SIGKILL)\n"
+      "for k in kids: os.waitpid(k, 0)\n";
+  Proc r = root ? paddock({"--timeout", "120s"}, {"python3", "-c", hog}) : paddock({}, {"/bin/true"});
+  unsetenv("PADDOCK_DANGER_DISABLE_NAMESPACES");
+  json j = report();
+  const json* c = limit_entry(j, "pids-ceiling");
+  ASSERT_NE(c, nullptr) << describe(r);
+  if (!root) {
+    EXPECT_EQ(c->at("enforced_by"), "not enforced") << describe(r);
+    EXPECT_EQ(r.code, 0) << "the ceiling is never a reason to refuse: " << describe(r);
+    EXPECT_NE(r.err.find("the built-in ceiling of 4096 processes is not enforced"), std::string::npos) << r.err;
+    return;
+  }
+  if (!by_cgroup(c)) GTEST_SKIP() << "no pids cgroup for root here: " << r.err;
+  ASSERT_FALSE(r.out.empty()) << describe(r);
+  EXPECT_LT(std::stol(r.out), 4096) << describe(r);
+  EXPECT_EQ(c->at("hit"), true) << describe(r);
+  EXPECT_NE(r.err.find("process ceiling 4096 (built-in) reached"), std::string::npos) << r.err;
+}
+
 // ---- cpu ----
 
 TEST_F(LimitsTest, CpuSpinnerGetsNoMoreThanItsShare) {
