@@ -99,6 +99,19 @@ TEST(Escape, ProcSysWritesFail) {
   EXPECT_FALSE(contains(read_file("/proc/sys/kernel/core_pattern"), "/tmp/evil"));
 }
 
+// The built-in process ceiling lives in the sandbox's own kernel.pid_max (Linux 6.14+): the
+// sandbox must not be able to raise it, nor touch the host's.
+TEST(Escape, CannotRaiseItsProcessCeiling) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  std::string host_max = read_file("/proc/sys/kernel/pid_max");
+  auto a = w.probe_run({"write", "/proc/sys/kernel/pid_max", "4194304"});
+  EXPECT_TRUE(denied(a)) << describe(a);
+  auto b = w.probe_run({"read", "/proc/sys/kernel/pid_max"});
+  EXPECT_FALSE(contains(b.out, "4194304")) << describe(b);
+  EXPECT_EQ(read_file("/proc/sys/kernel/pid_max"), host_max);
+}
+
 // --- /dev ---------------------------------------------------------------------------------------
 
 TEST(Escape, DevNoRawDisksNoMknod) {
