@@ -79,6 +79,12 @@ struct RunOptions {
   std::vector<SandboxMount> mounts;
   // Start in this directory instead of policy.cwd (e.g. "/workspace").
   std::optional<std::string> cwd;
+  // Return the result as soon as every sandboxed process is gone, and remove the run's cgroups
+  // in the background once the sandbox's init has exited (its namespace teardown takes a
+  // fraction of a millisecond or more). For long-lived callers that run many sandboxes (the MCP
+  // server); call wait_background_cleanup() before exiting. Without it, wait() returns only
+  // after the cgroups are gone.
+  bool background_cleanup = false;
 };
 
 // How one requested limit was enforced (for the report and the footer).
@@ -145,6 +151,10 @@ class Execution {
 // Starts the sandbox and returns at once (the command is running, or setup failed and wait()
 // says so).
 Result<std::unique_ptr<Execution>> start(const Policy& policy, const RunOptions& options);
+
+// Waits until the cleanups of runs with RunOptions::background_cleanup are done (their cgroups
+// removed; a warning on stderr for any that could not be). Thread-safe.
+void wait_background_cleanup();
 
 // start() + wait().
 Result<RunResult> run(const Policy& policy, const RunOptions& options);

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "engine/deferred_cleanup.h"
 #include "engine/pty.h"
 #include "sys/raw_io.h"
 #include "sys/syscalls.h"
@@ -336,9 +337,11 @@ Result<RunResult> Launch::wait() {
   for (const ChildMessage& m : pending) handle_message(m);
   pending.clear();
   bool got_exit_message = init_done;
-  // Without cgroups to read and remove, the run is over once the init has said so (it kills
-  // and reaps the rest first); its own exit, the namespace teardown, is not waited for.
-  const bool finish_on_report = namespaces && resources->attach_fds().empty();
+  // The run is over once the init has said so (it kills and reaps the rest first); its own
+  // exit, the namespace teardown, is not waited for. Cgroups can only be removed after that
+  // exit: then the run waits for it, unless their removal may happen in the background.
+  const bool has_cgroups = !resources->attach_fds().empty();
+  const bool finish_on_report = namespaces && (!has_cgroups || opts.background_cleanup);
 
   bool child_gone = false;
   for (;;) {
@@ -458,10 +461,9 @@ Result<RunResult> Launch::wait() {
       }
     }
   }
-  if (!waited_) {
-    if (finish_on_report && got_exit_message && usage_reported_) detach_init();
-    else reap();
-  }
+  // The init reported the end of the tree and is left to finish its exit on its own.
+  const bool init_left_exiting = !waited_ && finish_on_report && got_exit_message && usage_reported_;
+  if (!waited_ && !init_left_exiting) reap();
   if (forwarding) {
     pthread_sigmask(SIG_SETMASK, &old_sigmask, nullptr);
     sig_blocked = false;
@@ -487,7 +489,15 @@ Result<RunResult> Launch::wait() {
   res.user_cpu_s = static_cast<double>(rusage_.ru_utime.tv_sec) + rusage_.ru_utime.tv_usec / 1e6;
   res.sys_cpu_s = static_cast<double>(rusage_.ru_stime.tv_sec) + rusage_.ru_stime.tv_usec / 1e6;
   res.peak_memory_bytes = static_cast<std::uint64_t>(rusage_.ru_maxrss) * 1024;
-  resources->finish(res);
+  if (init_left_exiting && has_cgroups) {
+    // Read now; the cgroups go once the init is reaped (RunOptions::background_cleanup).
+    resources->collect(res);
+    waited_ = true;
+    clean_up_in_background(child_pid, std::move(resources));
+  } else {
+    if (init_left_exiting) detach_init();
+    resources->finish(res);
+  }
   if (egress) {
     egress->stop();
     for (const auto& d : egress->decisions()) {

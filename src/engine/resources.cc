@@ -135,6 +135,8 @@ class CgroupControl final : public ResourceControl {
   void started(pid_t pid) override { pid_ = pid; }
   bool kill_all() override;
   void finish(RunResult& result) override;
+  void collect(RunResult& result) override;
+  std::vector<std::string> remove_cgroups() override;
   std::vector<std::string> warnings() const override { return warnings_; }
   std::string describe() const override;
 
@@ -491,12 +493,28 @@ bool CgroupControl::kill_all() {
 
 void CgroupControl::finish(RunResult& result) {
   if (finished_) return;
-  finished_ = true;
   // Leftovers (daemons, when there was no pid namespace) die with the run.
   bool leftovers = !v2_.procs().empty();
   for (const CgroupDir& d : v1_) leftovers = leftovers || !d.procs().empty();
   if (leftovers) kill_all();
+  collect(result);
+  for (std::string& w : remove_cgroups()) result.warnings.push_back(std::move(w));
+}
 
+std::vector<std::string> CgroupControl::remove_cgroups() {
+  std::vector<std::string> failed;
+  auto remove = [&](CgroupDir& d) {
+    const std::string path = d.path();
+    if (!d.remove()) failed.push_back("could not remove cgroup " + path);
+  };
+  if (v2_.valid()) remove(v2_);
+  for (CgroupDir& d : v1_) remove(d);
+  return failed;
+}
+
+void CgroupControl::collect(RunResult& result) {
+  if (finished_) return;
+  finished_ = true;
   bool oom = false, memory_hit = false, pids_hit = false, cpu_hit = false;
   std::optional<std::uint64_t> peak, user_us, sys_us;
   if (v2_has("memory")) {
@@ -548,13 +566,6 @@ void CgroupControl::finish(RunResult& result) {
   }
   result.limits = reports_;
   result.warnings.insert(result.warnings.end(), warnings_.begin(), warnings_.end());
-
-  auto remove = [&](CgroupDir& d) {
-    const std::string path = d.path();
-    if (!d.remove()) result.warnings.push_back("could not remove cgroup " + path);
-  };
-  if (v2_.valid()) remove(v2_);
-  for (CgroupDir& d : v1_) remove(d);
 }
 
 std::string CgroupControl::describe() const {

@@ -63,8 +63,14 @@ class ResourceControl {
   // the engine's rusage figures alone), replaces result.limits with one LimitReport per
   // requested limit (memory, pids, cpu, timeout, tmp-size, home-size, max-file-size,
   // max-open-files, core-dumps), appends warnings() to result.warnings, and removes the cgroups
-  // it created. Call once.
+  // it created. Call once (or collect() and remove_cgroups() instead).
   virtual void finish(RunResult& result) = 0;
+  // finish() in two steps, for a run whose init reported that the rest of the tree is gone but
+  // may itself still be exiting (and so still be in the cgroups): collect() sets what finish()
+  // sets without killing anyone or removing anything; remove_cgroups(), once the init has been
+  // reaped, removes the cgroups and returns a warning for each it could not.
+  virtual void collect(RunResult& result) = 0;
+  virtual std::vector<std::string> remove_cgroups() = 0;
   // One line per limit that is weaker than asked or not enforced, known from creation on (for
   // showing before the run). finish() appends these to result.warnings: do not add them twice.
   virtual std::vector<std::string> warnings() const = 0;

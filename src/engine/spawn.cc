@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "engine/child.h"
+#include "engine/deferred_cleanup.h"
 #include "engine/monitor.h"
 #include "engine/plan_builder.h"
 #include "engine/pty.h"
@@ -420,6 +421,8 @@ Result<std::unique_ptr<Execution>> start(const Policy& policy, const RunOptions&
 Result<void> exec_in_place(const Policy& policy, const RunOptions& options) {
   return engine::exec_in_place_impl(policy, options);
 }
+
+void wait_background_cleanup() { engine::wait_for_background_cleanup(); }
 
 Result<RunResult> run(const Policy& policy, const RunOptions& options) {
   auto ex = start(policy, options);

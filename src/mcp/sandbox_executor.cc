@@ -80,6 +80,7 @@ class SandboxExecutorImpl : public Executor {
       doomed.swap(sessions_);
     }
     doomed.clear();
+    wait_background_cleanup();
     // Nothing runs any more: the workspaces' parent goes too.
     if (!state_dir_.empty()) remove_tree(state_dir_);
   }
@@ -226,6 +227,9 @@ class SandboxExecutorImpl : public Executor {
     opts.pty = false;
     opts.forward_signals = false;
     opts.expose_policy = false;
+    // The result goes back to the client without waiting for the sandbox's namespace teardown;
+    // shutdown() waits for the cgroups' removal.
+    opts.background_cleanup = true;
     opts.pass_fds = std::move(pass_fds);
     // A fresh /workspace per sandbox: a private tmpfs (no host disk, gone with the sandbox), or
     // a host directory when the code is delivered as a file there before the start.

@@ -475,3 +475,50 @@ TEST_F(LimitsTest, NoCgroupLeaksAfter200Runs) {
 }
 
 }  // namespace
+
+namespace {
+
+// RunOptions::background_cleanup (the MCP server's mode): the result comes back as soon as the
+// tree is gone, with the cgroups' figures already read (an OOM kill is still reported), and the
+// cgroups are removed once the init has exited; wait_background_cleanup() sees them all gone.
+TEST(LimitsCleanup, BackgroundCleanupReportsFirstAndLeavesNoCgroup) {
+  if (!paddock_bin()) GTEST_SKIP() << "PADDOCK_BIN is not set";
+  auto ctx = paddock::HostContext::from_process();
+  ASSERT_TRUE(ctx.ok()) << ctx.error().describe();
+  ctx->cwd = "/";
+  paddock::PolicyBuilder b(*ctx);
+  b.cwd_access(paddock::Access::None);
+  paddock::Limits l;
+  l.memory_bytes = 64u << 20;
+  l.best_effort = true;  // unprivileged without a delegated cgroup: RLIMIT_AS, checked below
+  b.limits(l);
+  auto policy = b.build();
+  ASSERT_TRUE(policy.ok()) << policy.error().describe();
+  paddock::RunOptions o;
+  o.background_cleanup = true;
+
+  o.argv = {"/usr/bin/python3", "-c", "b = bytearray(400 << 20); b[::4096] = b'x' * len(b[::4096])"};
+  auto hog = paddock::run_capture(*policy, o);
+  ASSERT_TRUE(hog.ok()) << hog.error().describe();
+  std::string memory_by;
+  for (const auto& rep : hog->limits)
+    if (rep.name == "memory") memory_by = rep.enforced_by;
+  if (memory_by.find("cgroup") == std::string::npos)
+    GTEST_SKIP() << "no memory cgroup for this user here (memory enforced by \"" << memory_by
+                 << "\"), so there is nothing to clean up in the background";
+  EXPECT_TRUE(hog->oom) << hog->failure_message() << "\n" << hog->stderr_data;
+
+  for (int i = 0; i < 50; ++i) {
+    o.argv = {"/bin/true"};
+    auto r = paddock::run_capture(*policy, o);
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    ASSERT_EQ(r->status, paddock::RunResult::Status::Exited) << r->failure_message();
+    ASSERT_EQ(r->exit_code, 0);
+    ASSERT_FALSE(r->oom);
+  }
+  paddock::wait_background_cleanup();
+  auto left = cgroup_dirs_of(getpid());
+  EXPECT_TRUE(left.empty()) << "leaked: " << left.front();
+}
+
+}  // namespace
