@@ -5,7 +5,9 @@
    jail + `python3 -c 'print(1)'` per call, interleaved in the same run. Reports medians and the
    ratio (target: paddock <= 0.25x bubblewrap).
 2. Throughput: trivial calls (shell `true`, python `pass`) with N in flight at once, calls/s
-   (target: >= 200/s on 2 cores).
+   (target: >= 200/s on 2 cores), each against its anchor in the same run: the same interpreter
+   started per call with no sandbox at all (`bash -c true`, `python3 -c pass`), N in flight —
+   the ceiling a fresh interpreter per call allows on this machine.
 
 usage: bench/mcp_bench.py PADDOCK_BINARY [--calls N] [--concurrency C]
 """
@@ -94,8 +96,8 @@ def main():
     print(f"  bwrap + python3 -c per call:     median {b_med:6.1f} ms  p90 {sorted(bwrap_ms)[int(0.9*len(bwrap_ms))]:6.1f} ms")
     print(f"  ratio paddock/bwrap: {m_med / b_med:.2f}x (target <= 0.25x)")
 
-    # 2. Throughput with several calls in flight.
-    for env, code in (("shell", "true"), ("python", "pass")):
+    # 2. Throughput with several calls in flight, and the same interpreter without any sandbox.
+    def rate(call):
         done = [0]
         errors = []
         lock = threading.Lock()
@@ -104,7 +106,7 @@ def main():
         def worker():
             for _ in range(per):
                 try:
-                    c.execute(env, code)
+                    call()
                 except Exception as e:  # noqa
                     errors.append(str(e)[:200])
                 with lock:
@@ -115,9 +117,23 @@ def main():
         ts = [threading.Thread(target=worker) for _ in range(a.concurrency)]
         for th in ts: th.start()
         for th in ts: th.join()
-        dt = time.perf_counter() - t
-        print(f"throughput, execute {env} {code!r}, {done[0]} calls, {a.concurrency} in flight: "
-              f"{done[0] / dt:6.1f} calls/s (target >= 200/s){'  errors: ' + str(len(errors)) + ' ' + errors[0] if errors else ''}")
+        note = f"  errors: {len(errors)} {errors[0]}" if errors else ""
+        return done[0], done[0] / (time.perf_counter() - t), note
+
+    def bare(argv):
+        def call():
+            if subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL).returncode != 0:
+                raise RuntimeError(f"{argv} failed")
+        return call
+
+    for env, code, anchor in (("shell", "true", ["/usr/bin/bash", "-c", "true"]),
+                              ("python", "pass", ["/usr/bin/python3", "-c", "pass"])):
+        n, per_s, note = rate(lambda: c.execute(env, code))
+        _, bare_s, bare_note = rate(bare(anchor))
+        print(f"throughput, execute {env} {code!r}, {n} calls, {a.concurrency} in flight: "
+              f"{per_s:6.1f} calls/s (target >= 200/s){note}")
+        print(f"  anchor, {' '.join(anchor)} per call, no sandbox, {a.concurrency} in flight: "
+              f"{bare_s:6.1f} calls/s; paddock reaches {per_s / bare_s:.0%} of it{bare_note}")
     print(f"machine: {os.cpu_count()} cpus, load average {os.getloadavg()[0]:.1f}")
     c.close()
     os.unlink(cfg.name)
