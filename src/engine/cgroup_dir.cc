@@ -41,11 +41,19 @@ Result<CgroupDir> CgroupDir::create(std::string path, bool v2) {
       [&] { return ::open((dir.path_ + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC); });
   if (fd < 0) return errno_error("cannot open cgroup.procs", errno, dir.path_);  // dtor removes
   dir.procs_fd_.reset(fd);
+  if (!v2) {
+    fd = sys::retry_eintr([&] { return ::open((dir.path_ + "/tasks").c_str(), O_WRONLY | O_CLOEXEC); });
+    if (fd < 0) return errno_error("cannot open tasks", errno, dir.path_);
+    dir.tasks_fd_.reset(fd);
+  }
   return dir;
 }
 
 CgroupDir::CgroupDir(CgroupDir&& o) noexcept
-    : path_(std::exchange(o.path_, {})), v2_(o.v2_), procs_fd_(std::move(o.procs_fd_)) {}
+    : path_(std::exchange(o.path_, {})),
+      v2_(o.v2_),
+      procs_fd_(std::move(o.procs_fd_)),
+      tasks_fd_(std::move(o.tasks_fd_)) {}
 
 CgroupDir& CgroupDir::operator=(CgroupDir&& o) noexcept {
   if (this != &o) {
@@ -53,6 +61,7 @@ CgroupDir& CgroupDir::operator=(CgroupDir&& o) noexcept {
     path_ = std::exchange(o.path_, {});
     v2_ = o.v2_;
     procs_fd_ = std::move(o.procs_fd_);
+    tasks_fd_ = std::move(o.tasks_fd_);
   }
   return *this;
 }
@@ -99,7 +108,11 @@ std::optional<std::uint64_t> CgroupDir::read_key(std::string_view file,
                                                  std::string_view key) const {
   auto s = read(file);
   if (!s) return std::nullopt;
-  std::string_view rest = *s;
+  return key_value(*s, key);
+}
+
+std::optional<std::uint64_t> key_value(std::string_view text, std::string_view key) {
+  std::string_view rest = text;
   while (!rest.empty()) {
     std::size_t nl = rest.find('\n');
     std::string_view line = rest.substr(0, nl);
@@ -146,6 +159,7 @@ bool CgroupDir::kill_all(std::chrono::milliseconds patience) const {
 bool CgroupDir::remove() {
   if (path_.empty()) return true;
   procs_fd_.reset();
+  tasks_fd_.reset();
   // Up to ~2 s: members may still be exiting after SIGKILL; v1 memory cgroups need a moment.
   for (int attempt = 0; attempt < 400; ++attempt) {
     if (::rmdir(path_.c_str()) == 0 || errno == ENOENT) {

@@ -19,7 +19,7 @@ namespace paddock::engine {
 
 class CgroupDir {
  public:
-  // mkdir(path, 0755) and opens its cgroup.procs for writing (O_CLOEXEC).
+  // mkdir(path, 0755) and opens its cgroup.procs (and, v1, its "tasks") for writing (O_CLOEXEC).
   // EACCES/EPERM/EROFS come back as errors with sys_errno set so callers can fall back.
   static Result<CgroupDir> create(std::string path, bool v2);
 
@@ -32,6 +32,9 @@ class CgroupDir {
   bool v2() const { return v2_; }
   bool valid() const { return !path_.empty(); }
   int procs_fd() const { return procs_fd_.get(); }
+  // v1 only (else -1): "tasks", through which a thread that writes "0" moves itself without the
+  // global lock any other migration takes (cgroup_procs_write_start(): no pid, no threadgroup).
+  int tasks_fd() const { return tasks_fd_.get(); }
   bool has(std::string_view file) const;  // the control file exists
 
   Result<void> write(std::string_view file, std::string_view value) const;
@@ -52,7 +55,11 @@ class CgroupDir {
   std::string path_;
   bool v2_ = false;
   sys::UniqueFd procs_fd_;
+  sys::UniqueFd tasks_fd_;
 };
+
+// The value of `key` in "key value" lines already read (read_key without the read).
+std::optional<std::uint64_t> key_value(std::string_view text, std::string_view key);
 
 // A fresh name for a run's cgroup: "paddock-<pid>-<random hex>".
 std::string new_cgroup_name();

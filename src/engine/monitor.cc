@@ -339,9 +339,9 @@ Result<RunResult> Launch::wait() {
   bool got_exit_message = init_done;
   // The run is over once the init has said so (it kills and reaps the rest first); its own
   // exit, the namespace teardown, is not waited for. Cgroups can only be removed after that
-  // exit: then the run waits for it, unless their removal may happen in the background.
-  const bool has_cgroups = !resources->attach_fds().empty();
-  const bool finish_on_report = namespaces && (!has_cgroups || opts.background_cleanup);
+  // exit: then their figures are read while the init exits, and the run waits for it before
+  // removing them, unless their removal may happen in the background.
+  const bool has_cgroups = resources->has_cgroups();
 
   bool child_gone = false;
   for (;;) {
@@ -365,7 +365,7 @@ Result<RunResult> Launch::wait() {
 
     bool outputs_open = out_r_ || err_r_ || pty_master_;
     if (child_gone && !report_open && !outputs_open) break;
-    if (finish_on_report && got_exit_message && usage_reported_ && !outputs_open) break;
+    if (namespaces && got_exit_message && usage_reported_ && !outputs_open) break;
     // Once the init is gone, whatever still holds an output open (a fallback-mode orphan) gets
     // a moment to flush (the 200 ms poll below), then we stop reading.
     int n = poll(pfds.data(), pfds.size(), child_gone ? 200 : -1);
@@ -461,9 +461,9 @@ Result<RunResult> Launch::wait() {
       }
     }
   }
-  // The init reported the end of the tree and is left to finish its exit on its own.
-  const bool init_left_exiting = !waited_ && finish_on_report && got_exit_message && usage_reported_;
-  if (!waited_ && !init_left_exiting) reap();
+  // The init reported the end of the tree and may still be exiting.
+  const bool init_exiting = !waited_ && namespaces && got_exit_message && usage_reported_;
+  if (!waited_ && !init_exiting) reap();
   if (forwarding) {
     pthread_sigmask(SIG_SETMASK, &old_sigmask, nullptr);
     sig_blocked = false;
@@ -489,13 +489,17 @@ Result<RunResult> Launch::wait() {
   res.user_cpu_s = static_cast<double>(rusage_.ru_utime.tv_sec) + rusage_.ru_utime.tv_usec / 1e6;
   res.sys_cpu_s = static_cast<double>(rusage_.ru_stime.tv_sec) + rusage_.ru_stime.tv_usec / 1e6;
   res.peak_memory_bytes = static_cast<std::uint64_t>(rusage_.ru_maxrss) * 1024;
-  if (init_left_exiting && has_cgroups) {
-    // Read now; the cgroups go once the init is reaped (RunOptions::background_cleanup).
-    resources->collect(res);
-    waited_ = true;
-    clean_up_in_background(child_pid, std::move(resources));
+  if (init_exiting && has_cgroups) {
+    resources->collect(res);  // while the init exits
+    if (opts.background_cleanup) {
+      waited_ = true;
+      clean_up_in_background(child_pid, std::move(resources));
+    } else {
+      reap();
+      for (std::string& w : resources->remove_cgroups()) res.warnings.push_back(std::move(w));
+    }
   } else {
-    if (init_left_exiting) detach_init();
+    if (init_exiting) detach_init();
     resources->finish(res);
   }
   if (egress) {

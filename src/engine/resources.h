@@ -31,22 +31,30 @@ struct RlimitSpec {
 class ResourceControl {
  public:
   virtual ~ResourceControl() = default;
-  // cgroup.procs fds (one per cgroup directory of the run), opened O_WRONLY|O_CLOEXEC in the
-  // parent. The child writes "0" into each before it does anything else (async-signal-safe):
-  // a failed write is a setup failure ("join cgroup"), never ignored.
+  // Whether the run has cgroups at all (they are read and removed after it).
+  virtual bool has_cgroups() const = 0;
+  // Descriptors (opened O_WRONLY|O_CLOEXEC in the parent) that a single-threaded process writes
+  // "0" into to move itself into every cgroup of the run: cgroup2's cgroup.procs and each v1
+  // hierarchy's "tasks". Written before anything else (async-signal-safe); a failed write is a
+  // setup failure ("join cgroup"), never ignored. `paddock run --exec` uses all of them.
   virtual std::vector<int> attach_fds() const = 0;
+  // The part of attach_fds() a freshly cloned child writes itself: the v1 "tasks" files. A
+  // thread moving itself through "tasks" takes no global lock, while any other migration (a
+  // pid written by another process, or cgroup.procs) takes cgroup_threadgroup_rwsem for
+  // writing and so waits out an RCU grace period (measured here: 0.04 ms against 5-20 ms).
+  virtual std::vector<int> self_attach_fds() const = 0;
   // Applied in the child with setrlimit before exec (soft = hard, so the sandbox cannot raise
   // them). A failed setrlimit is a setup failure.
   virtual std::vector<RlimitSpec> rlimits() const = 0;
-  // Alternative to the child writing "0": the parent moves `pid` (its child, in the parent's
-  // pid namespace) into every cgroup of the run. Meant to be called right after clone while the
-  // child does its mount setup, because a cgroup migration waits for an RCU grace period
-  // (measured here: 0.05 ms typical, 6-20 ms often under load); the child must then not fork or
-  // exec before the parent says it is attached. Parent only.
+  // cgroup2 when the child was not born in it (no CLONE_INTO_CGROUP): the parent moves `pid`
+  // (its child, in the parent's pid namespace) into the run's cgroup2 cgroup, right after clone
+  // while the child builds its mounts (the migration's wait overlaps them); the child must not
+  // fork or exec before the parent says it is attached. The v1 hierarchies are the child's
+  // own job (self_attach_fds()). Parent only.
   virtual Result<void> attach(pid_t pid) = 0;
   // cgroup2: a descriptor of the run's cgroup directory for clone3's CLONE_INTO_CGROUP, so the
   // child is born in it (no migration at all); -1 when there is none. Once a clone used it,
-  // call born_in_cgroup() so attach() skips cgroup2.
+  // call born_in_cgroup() so attach() has nothing left to do.
   virtual int clone_into_fd() const { return -1; }
   virtual void born_in_cgroup() {}
   // Non-zero: the sandbox's pid 1 writes this into /proc/sys/kernel/pid_max (its own pid

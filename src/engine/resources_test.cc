@@ -13,7 +13,9 @@
 
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -521,18 +523,23 @@ TEST_F(RealCgroups, CeilingWithoutPidNamespaceIsAPidsCgroup) {
   EXPECT_TRUE(leftover_cgroups(layout_).empty());
 }
 
-TEST_F(RealCgroups, ParentCanAttachTheChild) {
+// The engine's split: the child moves itself into the v1 hierarchies (self_attach_fds(), their
+// "tasks" files), the parent moves it into cgroup2 (attach()) unless it was born there.
+TEST_F(RealCgroups, ChildAndParentAttachTogether) {
   REQUIRE_CGROUP("pids");
   Limits l = bare_limits();
   l.pids = 5;
   auto rc = create_resource_control(l, layout_, {});
   ASSERT_TRUE(rc.ok());
+  const std::vector<int> self = (*rc)->self_attach_fds();
   int go[2];
   ASSERT_EQ(pipe(go), 0);
   pid_t pid = fork();
   if (pid == 0) {
     char c;
     close(go[1]);
+    for (int fd : self)
+      if (!sys::write_all(fd, "0", 1)) _exit(101);
     if (read(go[0], &c, 1) != 1) _exit(100);
     int started = 0;
     std::vector<pid_t> kids;
@@ -561,6 +568,31 @@ TEST_F(RealCgroups, ParentCanAttachTheChild) {
   RunResult res;
   (*rc)->finish(res);
   EXPECT_TRUE(find(res.limits, "pids")->hit);
+}
+
+TEST_F(RealCgroups, PidNamespaceSkipsACgroup2WithoutTheWantedControllers) {
+  // A hybrid host (this project's CI): memory comes from v1, and with a pid namespace the empty
+  // cgroup2 cgroup would only cost a mkdir and an rmdir.
+  REQUIRE_CGROUP("memory");
+  if (layout_.v2_own_dir.empty()) GTEST_SKIP() << "no cgroup2 here (" << layout_.describe() << ")";
+  std::ifstream sc(layout_.v2_own_dir + "/cgroup.subtree_control");
+  std::string enabled((std::istreambuf_iterator<char>(sc)), std::istreambuf_iterator<char>());
+  if (enabled.find("memory") != std::string::npos)
+    GTEST_SKIP() << "cgroup2 has the memory controller here: it is used";
+  Limits l = bare_limits();
+  l.memory_bytes = 64ull << 20;
+  ResourceOptions ns;
+  ns.new_pid_namespace = true;
+  auto with_ns = create_resource_control(l, layout_, ns);
+  ASSERT_TRUE(with_ns.ok()) << with_ns.error().describe();
+  EXPECT_EQ((*with_ns)->describe(), "cgroup v1 memory");
+  EXPECT_EQ((*with_ns)->clone_into_fd(), -1);
+  // Without a pid namespace the cgroup2 cgroup is what kills the whole tree: still made when
+  // it can be.
+  auto without = create_resource_control(l, layout_, {});
+  ASSERT_TRUE(without.ok()) << without.error().describe();
+  if (access(layout_.v2_own_dir.c_str(), W_OK) == 0)
+    EXPECT_EQ((*without)->describe().rfind("cgroup2", 0), 0u) << (*without)->describe();
 }
 
 TEST_F(RealCgroups, NoLimitNoCgroup) {

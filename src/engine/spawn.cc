@@ -286,16 +286,19 @@ Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOpt
     Plan plan;
     if (auto r = make_plan(*launch, plan, ns, host_env); !r) return std::move(r).take_error();
     if (auto r = setup_stdio(*launch, plan); !r) return std::move(r).take_error();
-    // Cgroups: the parent attaches the child right after clone, while the child builds its
-    // mounts, instead of the child attaching itself first (saves the migration's wait).
+    // Cgroups: the child moves itself into the v1 hierarchies first thing, through their
+    // "tasks" files (no global lock, so no wait). cgroup2 it joins at birth (CLONE_INTO_CGROUP)
+    // or else through the parent's attach() while it builds its mounts; either way it waits for
+    // the parent's word before the command may start.
+    plan.cgroup_attach_fds = launch->resources->self_attach_fds();
+    const int into = launch->resources->clone_into_fd();
     sys::UniqueFd attach_go, attach_wait;
-    if (!plan.cgroup_attach_fds.empty()) {
+    if (into >= 0) {
       int ap[2];
       if (pipe2(ap, O_CLOEXEC) < 0) return errno_error("pipe", errno, "run");
       attach_wait.reset(move_high(ap[0]));
       attach_go.reset(ap[1]);
       plan.attach_wait_fd = attach_wait.get();
-      plan.cgroup_attach_fds.clear();
     }
 
     int report[2];
@@ -318,7 +321,6 @@ Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOpt
     args.pidfd = reinterpret_cast<std::uint64_t>(&pidfd);
     args.exit_signal = SIGCHLD;
     // Born in the run's cgroup2 cgroup: no migration (Linux 5.7+; else attach() moves it).
-    const int into = attach_go ? launch->resources->clone_into_fd() : -1;
     long pid = -1;
     if (feat.clone3 && into >= 0) {
       sys::Clone3Args into_args = args;
