@@ -26,7 +26,9 @@ class PlanTest : public ::testing::Test {
     std::ofstream(home_ + "/.ssh/id_ed25519") << "key";
     std::ofstream(project_ + "/.git/config") << "[core]";
   }
-  void TearDown() override { (void)system(("rm -rf " + root_).c_str()); }
+  void TearDown() override {
+    if (std::system(("rm -rf " + root_).c_str()) != 0) ADD_FAILURE() << "could not remove " << root_;
+  }
 
   Policy policy(bool allow_home) {
     HostContext ctx;

@@ -591,8 +591,9 @@ TEST_F(RealCgroups, PidNamespaceSkipsACgroup2WithoutTheWantedControllers) {
   // it can be.
   auto without = create_resource_control(l, layout_, {});
   ASSERT_TRUE(without.ok()) << without.error().describe();
-  if (access(layout_.v2_own_dir.c_str(), W_OK) == 0)
+  if (access(layout_.v2_own_dir.c_str(), W_OK) == 0) {
     EXPECT_EQ((*without)->describe().rfind("cgroup2", 0), 0u) << (*without)->describe();
+  }
 }
 
 TEST_F(RealCgroups, NoLimitNoCgroup) {
@@ -651,7 +652,8 @@ TEST_F(RealCgroups, KillAllReachesDaemonizedGrandchildren) {
       break;
     }
     char buf[512] = {};
-    fread(buf, 1, sizeof buf - 1, f);
+    const std::size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
     fclose(f);
     const char* close_paren = strrchr(buf, ')');
     if (close_paren && close_paren[2] == 'Z') gone = true;

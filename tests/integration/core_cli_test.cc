@@ -101,7 +101,9 @@ TEST(CoreDoctor, TextAndJson) {
   ASSERT_FALSE(doc.is_discarded()) << describe(j);
   EXPECT_TRUE(doc.is_object());
   // The JSON agrees with the kernel as the test sees it.
-  if (doc.contains("landlock_abi")) EXPECT_EQ(doc["landlock_abi"].get<int>(), landlock_abi()) << j.out;
+  if (doc.contains("landlock_abi")) {
+    EXPECT_EQ(doc["landlock_abi"].get<int>(), landlock_abi()) << j.out;
+  }
 }
 
 TEST(CoreProfile, UserProfileAndExtends) {
