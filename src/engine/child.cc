@@ -465,6 +465,26 @@ void exec_failed(const Plan& plan, int err, const char* what) {
   _exit(err == ENOENT || err == ENOTDIR ? 127 : 126);
 }
 
+// Closes every descriptor but `keep` and the sorted `also` (async-signal-safe: close_range over
+// the gaps).
+void close_all_but(int keep, const std::vector<int>& also) {
+  int lo = 0;  // the next descriptor that may be closed
+  auto upto = [&](int fd) {  // closes [lo, fd)
+    if (fd > lo) sys::close_range(static_cast<unsigned>(lo), static_cast<unsigned>(fd - 1), 0);
+    lo = fd + 1;
+  };
+  bool kept = false;
+  for (int fd : also) {
+    if (!kept && keep < fd) {
+      upto(keep);
+      kept = true;
+    }
+    if (fd >= lo) upto(fd);
+  }
+  if (!kept && keep >= lo) upto(keep);
+  sys::close_range(static_cast<unsigned>(lo), ~0U, 0);
+}
+
 // Reaps every orphan this process inherited as subreaper (fallback mode without a pid namespace).
 // The tree's CPU time and peak RSS (this init and everything it reaped), for RunResult when
 // the parent does not wait4() the init.
@@ -589,13 +609,9 @@ void sweep_orphans() {
   if (pid == 0) exec_command(plan);
   g_command_pid = static_cast<pid_t>(pid);
 
-  // The init keeps only the report pipe: no stdio, no pty, no capture pipes, so the parent sees
-  // EOF on them exactly when the command side is done.
-  int rfd = plan.report_fd;
-  for (int fd = 0; fd < 3; ++fd)
-    if (fd != rfd) close(fd);
-  if (rfd > 3) sys::close_range(3, static_cast<unsigned>(rfd - 1), 0);
-  sys::close_range(static_cast<unsigned>(rfd + 1), ~0U, 0);
+  // The init keeps only the report pipe (and its way out of the cgroups): no stdio, no pty, no
+  // capture pipes, so the parent sees EOF on them exactly when the command side is done.
+  close_all_but(plan.report_fd, plan.cgroup_leave_fds);
   send(ChildMessage::Started, 0, static_cast<int>(pid), "", "");
 
   int status = 0;
@@ -612,6 +628,7 @@ void sweep_orphans() {
     }
   }
   g_command_pid = 0;
+  bool left = false;
   if (plan.fallback_subreaper) sweep_orphans();
   if (plan.namespaces) {
     // The run ends with the command: kill what it left behind and reap everything, so that the
@@ -619,6 +636,11 @@ void sweep_orphans() {
     kill(-1, SIGKILL);
     while (wait4(-1, nullptr, __WALL, nullptr) > 0 || errno == EINTR) {
     }
+    // Nothing sandboxed is left: leave the run's cgroups, so that they can be removed without
+    // waiting for this process's exit (ResourceControl::leave_fds()).
+    left = !plan.cgroup_leave_fds.empty();
+    for (int fd : plan.cgroup_leave_fds)
+      if (!sys::write_all(fd, "0", 1)) left = false;
     send_usage();
   }
   // In its own pid namespace, the last pid handed out is the number of processes started
@@ -634,7 +656,7 @@ void sweep_orphans() {
       if (started > 0) started -= 1;
     }
   }
-  send(ChildMessage::ExitStatus, started, status, "", "");
+  send(ChildMessage::ExitStatus, started, status, "", left ? kLeftCgroups : "");
   _exit(0);
 }
 

@@ -280,6 +280,7 @@ Result<RunResult> Launch::wait() {
   if (in_w_ && opts.stdin_data && stdin_buf.empty()) in_w_.reset();
 
   bool init_done = false;
+  bool init_left_cgroups = false;  // the init wrote into leave_fds() before its ExitStatus
   bool report_open = true;
   bool user_stdin_open = pty_mode_ && pty_master_;
   pid_t command_pid = -1;
@@ -330,6 +331,7 @@ Result<RunResult> Launch::wait() {
             res.exit_code = WEXITSTATUS(m.value);
           }
         }
+        init_left_cgroups = std::strcmp(m.detail, kLeftCgroups) == 0;
         init_done = true;
         break;
     }
@@ -491,7 +493,11 @@ Result<RunResult> Launch::wait() {
   res.peak_memory_bytes = static_cast<std::uint64_t>(rusage_.ru_maxrss) * 1024;
   if (init_exiting && has_cgroups) {
     resources->collect(res);  // while the init exits
-    if (opts.background_cleanup) {
+    if (init_left_cgroups) {
+      // The init has left them: they are empty now, whatever its exit still takes.
+      detach_init();
+      for (std::string& w : resources->remove_cgroups()) res.warnings.push_back(std::move(w));
+    } else if (opts.background_cleanup) {
       waited_ = true;
       clean_up_in_background(child_pid, std::move(resources));
     } else {

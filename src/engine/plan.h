@@ -64,6 +64,9 @@ struct LandlockPlan {
 // A namespace init ends a run with Usage then ExitStatus, and sends them only after it has
 // killed and reaped every other process of the sandbox: from then on nothing sandboxed is
 // alive and the parent need not wait for the init's own exit (its namespace teardown).
+// The detail of an ExitStatus message whose init has left the run's cgroups (leave_fds()).
+inline constexpr const char* kLeftCgroups = "left-cgroups";
+
 struct ChildMessage {
   // Usage: detail is "<user cpu µs> <system cpu µs> <peak RSS KiB>" of the whole tree.
   enum Type : std::uint32_t { SetupError = 1, ExecError = 2, ExitStatus = 3, Started = 4, Usage = 5 };
@@ -115,6 +118,9 @@ struct Plan {
   // namespace or start the command. EOF means the attach failed.
   int attach_wait_fd = -1;
   std::vector<RlimitSpec> rlimits;
+  // Namespace mode: once every other sandboxed process is gone, the init writes "0" into each
+  // (ResourceControl::leave_fds(), sorted) and says "left" in its ExitStatus message.
+  std::vector<int> cgroup_leave_fds;
   // Non-empty: pid 1 writes it into its pid namespace's /proc/sys/kernel/pid_max first thing
   // (the built-in process ceiling, ResourceControl::pid_max()).
   std::string pid_max;

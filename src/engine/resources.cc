@@ -113,6 +113,12 @@ class CgroupControl final : public ResourceControl {
     for (const CgroupDir& d : v1_) out.push_back(d.tasks_fd());
     return out;
   }
+  std::vector<int> leave_fds() const override {
+    std::vector<int> out;
+    if (v2_.valid() || leave_.size() != v1_.size()) return out;
+    for (const sys::UniqueFd& fd : leave_) out.push_back(fd.get());
+    return out;
+  }
   std::vector<RlimitSpec> rlimits() const override { return rlimits_; }
   Result<void> attach(pid_t pid) override {
     if (!v2_.valid() || born_in_v2_) return ok_result();
@@ -167,6 +173,7 @@ class CgroupControl final : public ResourceControl {
   std::set<std::string> v2_ctrls_;
   std::vector<CgroupDir> v1_;
   std::map<std::string, std::size_t> v1_index_;
+  std::vector<sys::UniqueFd> leave_;  // "tasks" of our own cgroup in each hierarchy of v1_
   std::vector<RlimitSpec> rlimits_;
   std::vector<LimitReport> reports_;
   std::vector<std::string> warnings_;
@@ -239,6 +246,10 @@ Result<void> CgroupControl::join_v1(const CgroupLayout& layout, const std::strin
   }
   v1_.push_back(std::move(dir).value());
   v1_index_[ctrl] = v1_.size() - 1;
+  // The init's way back out (leave_fds()); without it the run waits for the init's exit.
+  if (int fd = sys::retry_eintr([&] { return ::open((it->second + "/tasks").c_str(), O_WRONLY | O_CLOEXEC); });
+      fd >= 0)
+    leave_.emplace_back(fd);
   for (const auto& [other, d] : layout.v1_own_dir)
     if (d == it->second) v1_index_[other] = v1_.size() - 1;
   return ok_result();

@@ -43,6 +43,14 @@ class ResourceControl {
   // pid written by another process, or cgroup.procs) takes cgroup_threadgroup_rwsem for
   // writing and so waits out an RCU grace period (measured here: 0.04 ms against 5-20 ms).
   virtual std::vector<int> self_attach_fds() const = 0;
+  // The way out, for the sandbox's init once every other process of the run is gone: the v1
+  // "tasks" files of paddock's own cgroups, one per v1 hierarchy the run has a cgroup in. The
+  // init writes "0" into each (no global lock either), so the run's cgroups are empty and can be
+  // removed at once instead of after the init's exit (its namespaces' teardown). Empty when the
+  // run has a cgroup2 cgroup (leaving it would take the global lock) or one cannot be opened.
+  // Only the init holds them: close-on-exec, and the init is not dumpable (no /proc/1/fd, no
+  // pidfd_getfd()), so the command can never use them to leave its limits.
+  virtual std::vector<int> leave_fds() const = 0;
   // Applied in the child with setrlimit before exec (soft = hard, so the sandbox cannot raise
   // them). A failed setrlimit is a setup failure.
   virtual std::vector<RlimitSpec> rlimits() const = 0;

@@ -223,6 +223,10 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   plan.finalize_exec_arrays();
   plan.cgroup_attach_fds = launch.resources->attach_fds();
   plan.rlimits = launch.resources->rlimits();
+  if (ns) {
+    plan.cgroup_leave_fds = launch.resources->leave_fds();
+    std::sort(plan.cgroup_leave_fds.begin(), plan.cgroup_leave_fds.end());
+  }
   if (std::uint64_t m = launch.resources->pid_max()) plan.pid_max = std::to_string(m);
   for (int fd : opts.pass_fds) plan.keep_fds.push_back(fd);
   launch.exec_path = plan.exec_path;

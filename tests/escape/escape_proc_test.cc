@@ -83,6 +83,50 @@ TEST(Escape, SandboxInitNotReadableOrTraceable) {
   EXPECT_TRUE(contains(tr.out, "DENIED")) << describe(tr);
 }
 
+// The init holds the way out of the run's cgroups (paddock's own cgroups' "tasks" files) until
+// the end: the command must find no descriptor of it, neither its own nor the init's (through
+// /proc/1/fd or pidfd_getfd), and the memory limit must still hold after it tried.
+TEST(Escape, CannotLeaveItsCgroupsThroughTheInit) {
+  KTEST_REQUIRE_BINARIES();
+  if (access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "needs /usr/bin/python3";
+  World w;
+  auto o = w.opts();
+  o.timeout = std::chrono::seconds(60);
+  const std::string script = R"PY(
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+found = []
+for n in range(3, 1024):
+    try: found.append("own %d -> %s" % (n, os.readlink("/proc/self/fd/%d" % n)))
+    except OSError: pass
+try: names = os.listdir("/proc/1/fd")  # root may list the numbers; it must not reach the files
+except OSError as e: names = []; print("proc1fd", e.errno)
+for e in names:
+    try: found.append("init link %s -> %s" % (e, os.readlink("/proc/1/fd/" + e)))
+    except OSError: pass
+    try: os.close(os.open("/proc/1/fd/" + e, os.O_WRONLY)); found.append("init open " + e)
+    except OSError: pass
+try:
+    pidfd = os.pidfd_open(1)
+    for n in range(0, 64):
+        fd = libc.syscall(438, pidfd, n, 0)  # pidfd_getfd
+        if fd >= 0: found.append("getfd %d -> %s" % (n, os.readlink("/proc/self/fd/%d" % fd)))
+except OSError as e: print("pidfd", e.errno)
+print("FOUND", found)
+b = bytearray(400 << 20); b[::4096] = b"x" * len(b[::4096])
+print("ALLOCATED")
+)PY";
+  auto r = w.paddock({"run", "--memory", "64M", "--best-effort-limits", "--report", w.project + "/r.json", "--",
+                      "/usr/bin/python3", "-u", "-c", script}, o);
+  EXPECT_TRUE(contains(r.out, "FOUND []")) << describe(r);
+  EXPECT_FALSE(contains(r.out, "ALLOCATED")) << describe(r);
+  const std::string report = read_file(w.project + "/r.json");
+  if (contains(report, "\"cgroup v1\"") || contains(report, "\"cgroup2")) {
+    EXPECT_EQ(r.code, 137) << describe(r);
+    EXPECT_TRUE(contains(report, "\"oom\": true")) << report;
+  }
+}
+
 TEST(Escape, ProcSysWritesFail) {
   KTEST_REQUIRE_BINARIES();
   World w;
