@@ -493,13 +493,13 @@ Result<RunResult> Launch::wait() {
   res.peak_memory_bytes = static_cast<std::uint64_t>(rusage_.ru_maxrss) * 1024;
   if (init_exiting && has_cgroups) {
     resources->collect(res);  // while the init exits
-    if (init_left_cgroups) {
+    if (opts.background_cleanup) {
+      waited_ = true;
+      clean_up_in_background(child_pid, std::move(resources));
+    } else if (init_left_cgroups) {
       // The init has left them: they are empty now, whatever its exit still takes.
       detach_init();
       for (std::string& w : resources->remove_cgroups()) res.warnings.push_back(std::move(w));
-    } else if (opts.background_cleanup) {
-      waited_ = true;
-      clean_up_in_background(child_pid, std::move(resources));
     } else {
       reap();
       for (std::string& w : resources->remove_cgroups()) res.warnings.push_back(std::move(w));
