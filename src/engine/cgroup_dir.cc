@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <fstream>
 #include <utility>
 
 namespace paddock::engine {
@@ -172,6 +173,34 @@ bool CgroupDir::remove() {
   }
   path_.clear();  // given up: the caller reports it; the destructor must not try again
   return false;
+}
+
+namespace {
+int write_control(const std::string& path, std::string_view value) {
+  int fd = sys::retry_eintr([&] { return ::open(path.c_str(), O_WRONLY | O_CLOEXEC); });
+  if (fd < 0) return errno;
+  ssize_t n = sys::retry_eintr([&] { return ::write(fd, value.data(), value.size()); });
+  int err = n == static_cast<ssize_t>(value.size()) ? 0 : (n < 0 ? errno : EIO);
+  ::close(fd);
+  return err;
+}
+}  // namespace
+
+int enable_subtree_controllers(const std::string& dir, const std::string& controllers) {
+  int err = write_control(dir + "/cgroup.subtree_control", controllers);
+  if (err != EBUSY) return err;
+  // Internal processes. Only ours? Then step aside into a leaf of our own.
+  std::ifstream in(dir + "/cgroup.procs");
+  std::vector<long> procs;
+  for (long p; in >> p;) procs.push_back(p);
+  if (procs.size() != 1 || procs[0] != static_cast<long>(::getpid())) return err;
+  const std::string leaf = dir + "/paddock-" + std::to_string(::getpid()) + "-self";
+  if (::mkdir(leaf.c_str(), 0755) != 0 && errno != EEXIST) return errno;
+  if (int e = write_control(leaf + "/cgroup.procs", std::to_string(::getpid())); e != 0) {
+    ::rmdir(leaf.c_str());
+    return e;
+  }
+  return write_control(dir + "/cgroup.subtree_control", controllers);
 }
 
 std::string new_cgroup_name() {

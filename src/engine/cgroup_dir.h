@@ -61,6 +61,13 @@ class CgroupDir {
 // The value of `key` in "key value" lines already read (read_key without the read).
 std::optional<std::uint64_t> key_value(std::string_view text, std::string_view key);
 
+// cgroup2: enables `controllers` ("+memory +pids") for the children of `dir`. The kernel refuses
+// (EBUSY) while a non-root cgroup holds processes ("no internal processes"); when the only one
+// is this process (paddock started alone in a delegated cgroup, e.g. a systemd scope), it moves
+// itself into a leaf `dir/paddock-<pid>-self` and tries again (the leaf is swept like a stale
+// run cgroup once the process is gone). Returns 0 or the errno of the last failure.
+int enable_subtree_controllers(const std::string& dir, const std::string& controllers);
+
 // A fresh name for a run's cgroup: "paddock-<pid>-<random hex>".
 std::string new_cgroup_name();
 

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -196,13 +197,12 @@ Result<void> CgroupControl::setup_v2(const CgroupLayout& layout,
   for (const std::string& c : wanted)
     if (available.count(c) && !enabled.count(c)) missing += (missing.empty() ? "+" : " +") + c;
   if (!missing.empty()) {
-    // Enable them for our children. The kernel refuses (EBUSY) while our own cgroup has
-    // processes in it (the "no internal processes" rule) unless it is the root.
-    if (std::FILE* f = std::fopen((own + "/cgroup.subtree_control").c_str(), "we")) {
-      std::fputs(missing.c_str(), f);
-      if (std::fclose(f) != 0) v2_note_ = "cannot enable " + missing + " in " + own;
-    } else {
-      v2_note_ = "cannot enable " + missing + " in " + own + " (not delegated)";
+    // Enable them for our children (stepping aside into a leaf when paddock is alone in its
+    // cgroup: the "no internal processes" rule).
+    if (int err = enable_subtree_controllers(own, missing); err != 0) {
+      v2_note_ = "cannot enable " + missing + " in " + own +
+                 (err == EBUSY ? " (other processes share paddock's cgroup)"
+                  : no_permission(err) ? " (not delegated)" : ": " + std::string(std::strerror(err)));
     }
     enabled = words(slurp(own + "/cgroup.subtree_control"));
   }

@@ -4,6 +4,7 @@
 #include "engine/resources.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sched.h>
 #include <sys/mman.h>
@@ -801,6 +802,73 @@ TEST_F(RealCgroups, StaleCgroupsOfDeadRunsAreSwept) {
   if (mkdir(stale.c_str(), 0755) != 0) GTEST_SKIP() << "cannot create cgroups in " << parent;
   EXPECT_EQ(sweep_stale_cgroups(parent), 1);
   EXPECT_NE(access(stale.c_str(), F_OK), 0);
+}
+
+// cgroup2's "no internal processes" rule, with whatever controller this host's cgroup2 has (any
+// controller follows the same rule): paddock alone in a delegated cgroup steps aside into a leaf
+// and can then enable controllers for its runs; with another process there it cannot, and says so
+// by EBUSY without leaving a leaf behind.
+TEST_F(RealCgroups, AloneInItsCgroupItStepsAsideToEnableControllers) {
+  if (!is_root()) GTEST_SKIP() << "needs root to make a cgroup2 cgroup to delegate";
+  const std::string parent = layout_.v2_own_dir;
+  if (parent.empty()) GTEST_SKIP() << "no cgroup2 here";
+  std::ifstream cf(parent + "/cgroup.controllers");
+  std::string ctrl;
+  if (!(cf >> ctrl)) GTEST_SKIP() << "cgroup2 at " << parent << " has no controller to enable";
+  std::ifstream sf(parent + "/cgroup.subtree_control");
+  const std::string before((std::istreambuf_iterator<char>(sf)), std::istreambuf_iterator<char>());
+  const bool was_enabled = before.find(ctrl) != std::string::npos;
+  if (!was_enabled && enable_subtree_controllers(parent, "+" + ctrl) != 0)
+    GTEST_SKIP() << "cannot enable " << ctrl << " in " << parent << " (this test's own cgroup)";
+  const std::string deleg = parent + "/paddock-test-" + std::to_string(getpid()) + "-deleg";
+  ASSERT_EQ(mkdir(deleg.c_str(), 0755), 0) << strerror(errno);
+
+  // 1. Another process shares the cgroup: EBUSY, and no leaf is made.
+  pid_t other = fork();
+  if (other == 0) {
+    if (!sys::write_all(::open((deleg + "/cgroup.procs").c_str(), O_WRONLY), "0", 1)) _exit(1);
+    pause();
+    _exit(0);
+  }
+  auto in_deleg = [&](pid_t p) {
+    std::ifstream pc("/proc/" + std::to_string(p) + "/cgroup");
+    std::string all((std::istreambuf_iterator<char>(pc)), std::istreambuf_iterator<char>());
+    return all.find("-deleg") != std::string::npos;
+  };
+  for (int i = 0; i < 200 && !in_deleg(other); ++i) usleep(5000);
+  auto child = [&](int expect) {
+    pid_t c = fork();
+    if (c == 0) {
+      int fd = ::open((deleg + "/cgroup.procs").c_str(), O_WRONLY);
+      if (fd < 0 || !sys::write_all(fd, "0", 1)) _exit(10);
+      int err = enable_subtree_controllers(deleg, "+" + ctrl);
+      _exit(err == expect ? 0 : 11);
+    }
+    int st = 0;
+    waitpid(c, &st, 0);
+    return std::make_pair(c, st);
+  };
+  auto [c1, st1] = child(EBUSY);
+  EXPECT_TRUE(WIFEXITED(st1) && WEXITSTATUS(st1) == 0) << st1;
+  EXPECT_NE(access((deleg + "/paddock-" + std::to_string(c1) + "-self").c_str(), F_OK), 0);
+  kill(other, SIGKILL);
+  waitpid(other, nullptr, 0);
+
+  // 2. Alone: it moves into its leaf and the controller is enabled for its runs.
+  auto [c2, st2] = child(0);
+  EXPECT_TRUE(WIFEXITED(st2) && WEXITSTATUS(st2) == 0) << st2;
+  std::ifstream dsc(deleg + "/cgroup.subtree_control");
+  const std::string enabled((std::istreambuf_iterator<char>(dsc)), std::istreambuf_iterator<char>());
+  EXPECT_NE(enabled.find(ctrl), std::string::npos) << enabled;
+  const std::string leaf = deleg + "/paddock-" + std::to_string(c2) + "-self";
+  EXPECT_EQ(access(leaf.c_str(), F_OK), 0);
+
+  // The leaf of a process that is gone is swept like a stale run cgroup.
+  EXPECT_GE(sweep_stale_cgroups(deleg), 1);
+  EXPECT_NE(access(leaf.c_str(), F_OK), 0);
+  std::ofstream(deleg + "/cgroup.subtree_control") << "-" << ctrl;
+  EXPECT_EQ(rmdir(deleg.c_str()), 0) << strerror(errno);
+  if (!was_enabled) std::ofstream(parent + "/cgroup.subtree_control") << "-" << ctrl;
 }
 
 }  // namespace
