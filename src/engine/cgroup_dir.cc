@@ -176,6 +176,8 @@ bool CgroupDir::remove() {
 }
 
 namespace {
+std::string self_leaf_name(pid_t pid) { return "paddock-" + std::to_string(pid) + "-self"; }
+
 int write_control(const std::string& path, std::string_view value) {
   int fd = sys::retry_eintr([&] { return ::open(path.c_str(), O_WRONLY | O_CLOEXEC); });
   if (fd < 0) return errno;
@@ -194,13 +196,20 @@ int enable_subtree_controllers(const std::string& dir, const std::string& contro
   std::vector<long> procs;
   for (long p; in >> p;) procs.push_back(p);
   if (procs.size() != 1 || procs[0] != static_cast<long>(::getpid())) return err;
-  const std::string leaf = dir + "/paddock-" + std::to_string(::getpid()) + "-self";
+  const std::string leaf = dir + "/" + self_leaf_name(::getpid());
   if (::mkdir(leaf.c_str(), 0755) != 0 && errno != EEXIST) return errno;
   if (int e = write_control(leaf + "/cgroup.procs", std::to_string(::getpid())); e != 0) {
     ::rmdir(leaf.c_str());
     return e;
   }
   return write_control(dir + "/cgroup.subtree_control", controllers);
+}
+
+std::string cgroup2_run_parent(const std::string& own, pid_t pid) {
+  const std::string leaf = "/" + self_leaf_name(pid);
+  if (own.size() > leaf.size() && own.compare(own.size() - leaf.size(), leaf.size(), leaf) == 0)
+    return own.substr(0, own.size() - leaf.size());
+  return own;
 }
 
 std::string new_cgroup_name() {

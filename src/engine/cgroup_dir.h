@@ -67,6 +67,9 @@ std::optional<std::uint64_t> key_value(std::string_view text, std::string_view k
 // itself into a leaf `dir/paddock-<pid>-self` and tries again (the leaf is swept like a stale
 // run cgroup once the process is gone). Returns 0 or the errno of the last failure.
 int enable_subtree_controllers(const std::string& dir, const std::string& controllers);
+// Where the runs' cgroup2 cgroups of process `pid` go, given its own cgroup directory: that
+// directory, or its parent when it is the leaf the process stepped aside into.
+std::string cgroup2_run_parent(const std::string& own, pid_t pid);
 
 // A fresh name for a run's cgroup: "paddock-<pid>-<random hex>".
 std::string new_cgroup_name();

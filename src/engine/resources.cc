@@ -190,7 +190,8 @@ class CgroupControl final : public ResourceControl {
 Result<void> CgroupControl::setup_v2(const CgroupLayout& layout,
                                      const std::set<std::string>& wanted) {
   if (layout.v2_own_dir.empty()) return ok_result();
-  const std::string own = layout.v2_own_dir;
+  // After an earlier run of this process stepped aside into its leaf, runs still go beside it.
+  const std::string own = cgroup2_run_parent(layout.v2_own_dir, ::getpid());
   const std::set<std::string> available = words(slurp(own + "/cgroup.controllers"));
   std::set<std::string> enabled = words(slurp(own + "/cgroup.subtree_control"));
   std::string missing;

@@ -842,7 +842,15 @@ TEST_F(RealCgroups, AloneInItsCgroupItStepsAsideToEnableControllers) {
       int fd = ::open((deleg + "/cgroup.procs").c_str(), O_WRONLY);
       if (fd < 0 || !sys::write_all(fd, "0", 1)) _exit(10);
       int err = enable_subtree_controllers(deleg, "+" + ctrl);
-      _exit(err == expect ? 0 : 11);
+      if (err != expect) _exit(11);
+      if (expect == 0) {
+        // The next run of the same process finds itself in its leaf: runs still go beside it,
+        // and no second leaf is made.
+        auto l = discover_cgroup_layout();
+        if (!l.ok() || cgroup2_run_parent(l->v2_own_dir, getpid()) != deleg) _exit(12);
+        if (enable_subtree_controllers(deleg, "+" + ctrl) != 0) _exit(13);
+      }
+      _exit(0);
     }
     int st = 0;
     waitpid(c, &st, 0);
@@ -862,6 +870,11 @@ TEST_F(RealCgroups, AloneInItsCgroupItStepsAsideToEnableControllers) {
   EXPECT_NE(enabled.find(ctrl), std::string::npos) << enabled;
   const std::string leaf = deleg + "/paddock-" + std::to_string(c2) + "-self";
   EXPECT_EQ(access(leaf.c_str(), F_OK), 0);
+
+  EXPECT_NE(access((leaf + "/" + "paddock-" + std::to_string(c2) + "-self").c_str(), F_OK), 0);
+  EXPECT_EQ(cgroup2_run_parent("/sys/fs/cgroup/a/paddock-42-self", 42), "/sys/fs/cgroup/a");
+  EXPECT_EQ(cgroup2_run_parent("/sys/fs/cgroup/a/paddock-42-self", 43), "/sys/fs/cgroup/a/paddock-42-self");
+  EXPECT_EQ(cgroup2_run_parent("/sys/fs/cgroup/a", 42), "/sys/fs/cgroup/a");
 
   // The leaf of a process that is gone is swept like a stale run cgroup.
   EXPECT_GE(sweep_stale_cgroups(deleg), 1);
