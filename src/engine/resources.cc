@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <cmath>
 #include <cstdio>
@@ -31,6 +32,14 @@ namespace {
 constexpr std::uint64_t kCpuPeriodUs = 100000;
 // pid_max cannot go below 301; the ceiling also loses up to 300 pids once allocation wraps.
 constexpr std::uint64_t kMinPidsCeiling = 512;
+
+// A systemd user manager to ask for a delegated scope: systemd-run and the user's bus.
+bool systemd_user_manager() {
+  const char* runtime = std::getenv("XDG_RUNTIME_DIR");
+  if (!runtime || !*runtime) return false;
+  return ::access((std::string(runtime) + "/bus").c_str(), W_OK) == 0 &&
+         (::access("/usr/bin/systemd-run", X_OK) == 0 || ::access("/bin/systemd-run", X_OK) == 0);
+}
 
 bool no_permission(int err) {
   return err == EACCES || err == EPERM || err == EROFS || err == ENOENT;
@@ -332,8 +341,10 @@ Result<void> CgroupControl::plan(const CgroupLayout& layout) {
     if (!v2_note_.empty()) what += "; " + v2_note_;
     if (!limits_.best_effort)
       return make_error("cannot enforce " + what, "limits",
-                        "run as root, run inside a delegated cgroup (docs/limits.md), or pass "
-                        "--best-effort-limits to run without these limits");
+                        "run as root, run inside a delegated cgroup (docs/limits.md" +
+                            std::string(systemd_user_manager() ? "; here: systemd-run --user -p Delegate=yes --scope paddock run ..."
+                                                               : "") +
+                            "), or pass --best-effort-limits to run without these limits");
   }
   return ok_result();
 }

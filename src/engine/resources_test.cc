@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -111,6 +112,32 @@ TEST(ResourceFallback, CoreDumpsOffByDefault) {
   auto rc2 = create_resource_control(on, CgroupLayout{}, {});
   ASSERT_TRUE(rc2.ok());
   for (const RlimitSpec& r : (*rc2)->rlimits()) EXPECT_NE(r.resource, RLIMIT_CORE);
+}
+
+TEST(ResourceFallback, RefusalNamesASystemdScopeWhereAUserManagerIsThere) {
+  Limits l = bare_limits();
+  l.cpu = 1;
+  const char* saved = std::getenv("XDG_RUNTIME_DIR");
+  const std::string keep = saved ? saved : "";
+  char tmpl[] = "/tmp/paddock-rt-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  setenv("XDG_RUNTIME_DIR", tmpl, 1);
+  auto without = create_resource_control(l, CgroupLayout{}, {});
+  ASSERT_FALSE(without.ok());
+  EXPECT_EQ(without.error().hint.find("systemd-run"), std::string::npos) << without.error().hint;
+  std::ofstream(std::string(tmpl) + "/bus") << "";  // stands in for the user bus socket
+  auto with = create_resource_control(l, CgroupLayout{}, {});
+  ASSERT_FALSE(with.ok());
+  if (access("/usr/bin/systemd-run", X_OK) == 0 || access("/bin/systemd-run", X_OK) == 0) {
+    EXPECT_NE(with.error().hint.find("systemd-run --user -p Delegate=yes --scope"), std::string::npos)
+        << with.error().hint;
+  } else {
+    EXPECT_EQ(with.error().hint.find("systemd-run"), std::string::npos) << with.error().hint;
+  }
+  unlink((std::string(tmpl) + "/bus").c_str());
+  rmdir(tmpl);
+  if (saved) setenv("XDG_RUNTIME_DIR", keep.c_str(), 1);
+  else unsetenv("XDG_RUNTIME_DIR");
 }
 
 TEST(ResourceFallback, CpuWithoutCgroupIsRefusedUnlessBestEffort) {
