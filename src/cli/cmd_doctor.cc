@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "engine/resources.h"
 #include "engine/seccomp_policy.h"
 #include "paddock/features.h"
 
@@ -10,10 +11,35 @@ namespace {
 
 const char* yes(bool b) { return b ? "yes" : "no"; }
 
+// How `--memory`, `--pids` and `--cpu` would be enforced for this user here: a trial resource
+// control (its cgroups, if any, are made and removed at once).
+std::vector<LimitReport> limit_mechanisms(const Features& f) {
+  Limits l;
+  l.memory_bytes = 1ull << 30;
+  l.pids = 512;
+  l.cpu = 1;
+  l.best_effort = true;
+  engine::ResourceOptions o;
+  o.new_user_namespace = o.new_pid_namespace = f.user_namespaces;
+  auto rc = engine::create_resource_control(l, f, o);
+  if (!rc) return {};
+  RunResult r;
+  (*rc)->finish(r);
+  std::vector<LimitReport> out;
+  for (const LimitReport& rep : r.limits)
+    if (rep.name == "memory" || rep.name == "pids" || rep.name == "cpu") out.push_back(rep);
+  return out;
+}
+
 int do_doctor(bool json) {
   const Features& f = host_features().get();
+  const std::vector<LimitReport> limits = limit_mechanisms(f);
   if (json) {
-    std::printf("%s\n", to_json(f).dump(2).c_str());
+    nlohmann::json j = to_json(f);
+    j["limits"] = nlohmann::json::object();
+    for (const LimitReport& rep : limits)
+      j["limits"][rep.name] = {{"enforced_by", rep.enforced_by}, {"weaker", rep.weaker}};
+    std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
   std::printf("paddock doctor\n");
@@ -29,6 +55,14 @@ int do_doctor(bool json) {
   std::printf("  cgroups:           v%d (%s) controllers: %s\n", f.cgroup_version, f.cgroup_detail.c_str(),
               ctrls.empty() ? "none" : ctrls.c_str());
   std::printf("  legacy TIOCSTI:    %s (blocked by seccomp either way)\n", yes(f.tiocsti_legacy));
+  std::string how;
+  bool limits_weaker = false;
+  for (const LimitReport& rep : limits) {
+    how += (how.empty() ? "" : ", ") + rep.name +
+           (rep.enforced_by == "not enforced" ? " not enforced" : " by " + rep.enforced_by);
+    limits_weaker = limits_weaker || rep.weaker || rep.enforced_by == "not enforced";
+  }
+  std::printf("  resource limits:   %s\n", how.empty() ? "unknown" : how.c_str());
   std::printf("\n`paddock run` will use: %s\n", describe_isolation(f).c_str());
   bool degraded = false;
   if (!(f.user_namespaces && f.proc_mount)) {
@@ -48,6 +82,12 @@ int do_doctor(bool json) {
   if (!f.seccomp_filter) {
     degraded = true;
     std::printf("  degraded: no seccomp filters\n");
+  }
+  if (limits_weaker) {
+    degraded = true;
+    std::printf("  degraded: no writable cgroup for this user — --memory and --pids fall back to rlimits, "
+                "--cpu is refused unless --best-effort-limits (docs/limits.md: run as root or in a "
+                "delegated cgroup)\n");
   }
   if (!degraded) std::printf("  nothing degraded\n");
   return 0;

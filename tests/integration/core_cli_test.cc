@@ -104,6 +104,17 @@ TEST(CoreDoctor, TextAndJson) {
   if (doc.contains("landlock_abi")) {
     EXPECT_EQ(doc["landlock_abi"].get<int>(), landlock_abi()) << j.out;
   }
+  // How --memory, --pids and --cpu would be enforced for this user, and the text says the same.
+  EXPECT_TRUE(contains(t.out, "resource limits:")) << describe(t);
+  ASSERT_TRUE(doc.contains("limits")) << j.out;
+  bool weaker = false;
+  for (const char* name : {"memory", "pids", "cpu"}) {
+    ASSERT_TRUE(doc["limits"].contains(name)) << name << "\n" << j.out;
+    const std::string by = doc["limits"][name]["enforced_by"].get<std::string>();
+    EXPECT_FALSE(by.empty()) << name;
+    weaker = weaker || doc["limits"][name]["weaker"].get<bool>() || by == "not enforced";
+  }
+  EXPECT_EQ(contains(t.out, "degraded: no writable cgroup"), weaker) << describe(t);
 }
 
 TEST(CoreProfile, UserProfileAndExtends) {
