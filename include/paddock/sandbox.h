@@ -96,6 +96,18 @@ struct LimitReport {
   bool hit = false;         // the run reached it
 };
 
+// One line of the egress filter's decision log (NetMode::Filtered): every target the sandbox
+// tried, aggregated by host, port, protocol and verdict.
+struct NetworkDecision {
+  std::string host;        // as the sandbox named it, or an address
+  std::uint16_t port = 0;  // 0 for DNS queries
+  std::string protocol;    // "http", "connect", "socks5", "dns", "tls", "http-transparent", "tcp"
+  bool allowed = false;
+  std::string reason;      // the first reason seen for this line
+  std::string allow_with;  // the flag that would allow it ("--allow-domain example.com"), if any
+  std::uint64_t count = 0;
+};
+
 struct RunResult {
   enum class Status {
     Exited,       // the command exited with exit_code
@@ -114,6 +126,7 @@ struct RunResult {
   std::string isolation;              // "namespaces+landlock(6)+seccomp", "landlock(6)+seccomp"
   std::vector<std::string> warnings;  // degraded isolation, created protected files, ...
   std::vector<std::string> denied_hosts;  // network: "host:port" the egress filter refused
+  std::vector<NetworkDecision> network;   // network: every decision of the egress filter
   bool timed_out = false;
   bool oom = false;       // killed by the memory limit
   bool cancelled = false;

@@ -511,6 +511,7 @@ Result<RunResult> Launch::wait() {
   if (egress) {
     egress->stop();
     for (const auto& d : egress->decisions()) {
+      res.network.push_back({d.host, d.port, d.protocol, d.allowed, d.reason, d.suggestion, d.count});
       if (d.allowed) continue;
       std::string line = d.host + (d.port ? ":" + std::to_string(d.port) : "") + " (" + d.protocol + ")";
       if (!d.suggestion.empty()) line += " — allow with " + d.suggestion;

@@ -84,6 +84,19 @@ json run_report(const RunResult& r, const Policy& policy, const std::vector<std:
 
   j["isolation"] = r.isolation;
   j["warnings"] = r.warnings;
+  if (policy.network.mode == NetMode::Filtered) {
+    json network = json::array();
+    for (const NetworkDecision& d : r.network) {
+      network.push_back({{"host", d.host},
+                         {"port", d.port},
+                         {"protocol", d.protocol},
+                         {"allowed", d.allowed},
+                         {"count", d.count},
+                         {"reason", d.reason},
+                         {"allow_with", d.allow_with.empty() ? json(nullptr) : json(d.allow_with)}});
+    }
+    j["network"] = std::move(network);
+  }
   j["policy"] = policy_to_json(policy);
   return j;
 }

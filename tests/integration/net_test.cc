@@ -3,6 +3,7 @@
 // and denied.test at them. The client inside the sandbox is python3 (a script in the project).
 // Only loopback is contacted; 192.0.2.1 is tried from inside the sandbox, where it has no route.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "helpers/test_util.h"
 #include "net/testing_servers.h"
@@ -138,6 +139,39 @@ TEST_F(Net, DeniedNamesAreRefusedAndNamedInTheFooter) {
   EXPECT_EQ(web.accepted(), 0);
   EXPECT_EQ(echo.accepted(), 0);
   EXPECT_TRUE(ktest::contains(p.err, "denied.test")) << "the footer names the denied host\n" << ktest::describe(p);
+}
+
+// Every decision, allowed and denied, is in the run report with its protocol, count, reason and
+// the flag that would allow it.
+TEST_F(Net, DecisionsAreInTheRunReport) {
+  Server web(Server::http());
+  const std::string report = world_->project + "/report.json";
+  auto p = client({"--allow-domain", "allowed.test", "--allow-domain", "127.0.0.1",
+                   "--resolve", "allowed.test:127.0.0.1", "--resolve", "denied.test:127.0.0.1",
+                   "--report", report},
+                  {"get:allowed.test:" + port(web) + ":a", "get:allowed.test:" + port(web) + ":b",
+                   "get:denied.test:" + port(web) + ":x"});
+  ASSERT_EQ(p.code, 0) << ktest::describe(p);
+  auto doc = nlohmann::json::parse(ktest::read_file(report), nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << ktest::read_file(report);
+  ASSERT_TRUE(doc.contains("network") && doc["network"].is_array()) << doc.dump(2);
+  const nlohmann::json* allowed = nullptr;
+  const nlohmann::json* denied = nullptr;
+  for (const auto& d : doc["network"]) {
+    if (d["host"] == "allowed.test" && d["allowed"] == true && d["protocol"] == "http") allowed = &d;
+    if (d["host"] == "denied.test" && d["allowed"] == false) denied = &d;
+  }
+  ASSERT_NE(allowed, nullptr) << doc["network"].dump(2);
+  EXPECT_EQ((*allowed)["count"], 2) << allowed->dump();
+  EXPECT_EQ((*allowed)["port"], web.port());
+  ASSERT_NE(denied, nullptr) << doc["network"].dump(2);
+  EXPECT_EQ((*denied)["count"], 1);
+  EXPECT_EQ((*denied)["allow_with"], "--allow-domain denied.test:" + port(web)) << denied->dump();
+  EXPECT_FALSE((*denied)["reason"].get<std::string>().empty());
+  // Without a filtered network there is no "network" key.
+  auto off = world_->paddock({"run", "--report", report, "--", "true"});
+  ASSERT_EQ(off.code, 0) << ktest::describe(off);
+  EXPECT_FALSE(nlohmann::json::parse(ktest::read_file(report)).contains("network"));
 }
 
 TEST_F(Net, ClientsIgnoringProxyVariablesAreFilteredOrFail) {
