@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "paddock/network_decision.h"
 #include "paddock/policy.h"
 #include "paddock/result.h"
 
@@ -94,18 +95,6 @@ struct LimitReport {
   std::string enforced_by;  // "cgroup v2", "cgroup v1", "rlimit RLIMIT_AS", "tmpfs size", "not enforced"
   bool weaker = false;      // enforced less strictly than asked (e.g. rlimit instead of cgroup)
   bool hit = false;         // the run reached it
-};
-
-// One line of the egress filter's decision log (NetMode::Filtered): every target the sandbox
-// tried, aggregated by host, port, protocol and verdict.
-struct NetworkDecision {
-  std::string host;        // as the sandbox named it, or an address
-  std::uint16_t port = 0;  // 0 for DNS queries
-  std::string protocol;    // "http", "connect", "socks5", "dns", "tls", "http-transparent", "tcp"
-  bool allowed = false;
-  std::string reason;      // the first reason seen for this line
-  std::string allow_with;  // the flag that would allow it ("--allow-domain example.com"), if any
-  std::uint64_t count = 0;
 };
 
 struct RunResult {

@@ -511,10 +511,10 @@ Result<RunResult> Launch::wait() {
   if (egress) {
     egress->stop();
     for (const auto& d : egress->decisions()) {
-      res.network.push_back({d.host, d.port, d.protocol, d.allowed, d.reason, d.suggestion, d.count});
+      res.network.push_back(d);
       if (d.allowed) continue;
       std::string line = d.host + (d.port ? ":" + std::to_string(d.port) : "") + " (" + d.protocol + ")";
-      if (!d.suggestion.empty()) line += " — allow with " + d.suggestion;
+      if (!d.allow_with.empty()) line += " — allow with " + d.allow_with;
       res.denied_hosts.push_back(line);
     }
   }

@@ -20,7 +20,7 @@ void DecisionLog::record(const std::string& host, std::uint16_t port, const std:
     nr.protocol = protocol;
     nr.allowed = v.allowed;
     nr.reason = v.reason;
-    nr.suggestion = v.suggestion;
+    nr.allow_with = v.suggestion;
     records_.push_back(std::move(nr));
     r = &records_.back();
   } else {

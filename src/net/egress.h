@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "paddock/network_decision.h"
 #include "paddock/policy.h"
 #include "paddock/result.h"
 #include "sys/unique_fd.h"
@@ -41,15 +42,7 @@ struct ListenSpec {
 int open_listener(const ListenSpec& spec);
 
 // One line of the decision log: how often this host/port/protocol was allowed or denied.
-struct DecisionRecord {
-  std::string host;        // as the sandbox named it (canonical), or an address
-  std::uint16_t port = 0;  // 0 for DNS queries
-  std::string protocol;    // "http", "connect", "socks5", "dns", "tls", "http-transparent", "tcp"
-  bool allowed = false;
-  std::string reason;      // the first reason seen for this line
-  std::string suggestion;  // the flag that would allow it ("--allow-domain example.com"), if any
-  std::uint64_t count = 0;
-};
+using DecisionRecord = NetworkDecision;
 
 struct EgressStats {
   std::uint64_t connections = 0;       // TCP connections accepted from the sandbox

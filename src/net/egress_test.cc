@@ -339,7 +339,7 @@ TEST(Egress, DecisionsAreCountedAndReported) {
   EXPECT_EQ(d[0].count, 3u);
   EXPECT_TRUE(d[0].allowed);
   EXPECT_EQ(d[1].host, "denied.test");
-  EXPECT_EQ(d[1].suggestion, "--allow-domain denied.test");
+  EXPECT_EQ(d[1].allow_with, "--allow-domain denied.test");
   std::lock_guard lock(mu);
   EXPECT_EQ(events.size(), 4u);
 }
