@@ -11,7 +11,6 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
-#include <fstream>
 #include <utility>
 
 namespace paddock::engine {
@@ -32,6 +31,43 @@ std::optional<std::uint64_t> to_u64(std::string_view s) {
 }
 
 }  // namespace
+
+Result<void> write_control(const std::string& path, std::string_view value) {
+  sys::UniqueFd fd(sys::retry_eintr([&] { return ::open(path.c_str(), O_WRONLY | O_CLOEXEC); }));
+  if (!fd) return errno_error("cannot open", errno, path);
+  ssize_t n = sys::retry_eintr([&] { return ::write(fd.get(), value.data(), value.size()); });
+  if (n < 0) return errno_error("cannot write \"" + std::string(value) + "\"", errno, path);
+  if (static_cast<std::size_t>(n) != value.size())
+    return make_error("short write of \"" + std::string(value) + "\"", path);
+  return ok_result();
+}
+
+std::optional<std::string> read_control(const std::string& path) {
+  sys::UniqueFd fd(sys::retry_eintr([&] { return ::open(path.c_str(), O_RDONLY | O_CLOEXEC); }));
+  if (!fd) return std::nullopt;
+  std::string out;
+  char buf[4096];
+  while (true) {
+    ssize_t n = sys::retry_eintr([&] { return ::read(fd.get(), buf, sizeof buf); });
+    if (n < 0) return std::nullopt;
+    if (n == 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+std::vector<pid_t> read_procs(const std::string& dir) {
+  std::vector<pid_t> out;
+  auto s = read_control(dir + "/cgroup.procs");
+  if (!s) return out;
+  std::string_view rest = *s;
+  while (!rest.empty()) {
+    std::size_t nl = rest.find('\n');
+    if (auto v = to_u64(rest.substr(0, nl)); v && *v > 0) out.push_back(static_cast<pid_t>(*v));
+    rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+  }
+  return out;
+}
 
 Result<CgroupDir> CgroupDir::create(std::string path, bool v2) {
   if (::mkdir(path.c_str(), 0755) != 0) return errno_error("cannot create cgroup", errno, path);
@@ -74,29 +110,11 @@ bool CgroupDir::has(std::string_view file) const {
 }
 
 Result<void> CgroupDir::write(std::string_view file, std::string_view value) const {
-  const std::string p = path_ + "/" + std::string(file);
-  sys::UniqueFd fd(sys::retry_eintr([&] { return ::open(p.c_str(), O_WRONLY | O_CLOEXEC); }));
-  if (!fd) return errno_error("cannot open", errno, p);
-  ssize_t n = sys::retry_eintr([&] { return ::write(fd.get(), value.data(), value.size()); });
-  if (n < 0) return errno_error("cannot write \"" + std::string(value) + "\"", errno, p);
-  if (static_cast<std::size_t>(n) != value.size())
-    return make_error("short write of \"" + std::string(value) + "\"", p);
-  return ok_result();
+  return write_control(path_ + "/" + std::string(file), value);
 }
 
 std::optional<std::string> CgroupDir::read(std::string_view file) const {
-  const std::string p = path_ + "/" + std::string(file);
-  sys::UniqueFd fd(sys::retry_eintr([&] { return ::open(p.c_str(), O_RDONLY | O_CLOEXEC); }));
-  if (!fd) return std::nullopt;
-  std::string out;
-  char buf[4096];
-  while (true) {
-    ssize_t n = sys::retry_eintr([&] { return ::read(fd.get(), buf, sizeof buf); });
-    if (n < 0) return std::nullopt;
-    if (n == 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-  return out;
+  return read_control(path_ + "/" + std::string(file));
 }
 
 std::optional<std::uint64_t> CgroupDir::read_u64(std::string_view file) const {
@@ -124,18 +142,7 @@ std::optional<std::uint64_t> key_value(std::string_view text, std::string_view k
   return std::nullopt;
 }
 
-std::vector<pid_t> CgroupDir::procs() const {
-  std::vector<pid_t> out;
-  auto s = read("cgroup.procs");
-  if (!s) return out;
-  std::string_view rest = *s;
-  while (!rest.empty()) {
-    std::size_t nl = rest.find('\n');
-    if (auto v = to_u64(rest.substr(0, nl)); v && *v > 0) out.push_back(static_cast<pid_t>(*v));
-    rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
-  }
-  return out;
-}
+std::vector<pid_t> CgroupDir::procs() const { return read_procs(path_); }
 
 bool CgroupDir::kill_all(std::chrono::milliseconds patience) const {
   if (!valid()) return false;
@@ -178,31 +185,25 @@ bool CgroupDir::remove() {
 namespace {
 std::string self_leaf_name(pid_t pid) { return "paddock-" + std::to_string(pid) + "-self"; }
 
-int write_control(const std::string& path, std::string_view value) {
-  int fd = sys::retry_eintr([&] { return ::open(path.c_str(), O_WRONLY | O_CLOEXEC); });
-  if (fd < 0) return errno;
-  ssize_t n = sys::retry_eintr([&] { return ::write(fd, value.data(), value.size()); });
-  int err = n == static_cast<ssize_t>(value.size()) ? 0 : (n < 0 ? errno : EIO);
-  ::close(fd);
-  return err;
+// The errno of a failed write (EIO for a short one), 0 on success.
+int write_errno(const std::string& path, std::string_view value) {
+  auto r = write_control(path, value);
+  return r ? 0 : (r.error().sys_errno ? r.error().sys_errno : EIO);
 }
 }  // namespace
 
 int enable_subtree_controllers(const std::string& dir, const std::string& controllers) {
-  int err = write_control(dir + "/cgroup.subtree_control", controllers);
+  int err = write_errno(dir + "/cgroup.subtree_control", controllers);
   if (err != EBUSY) return err;
   // Internal processes. Only ours? Then step aside into a leaf of our own.
-  std::ifstream in(dir + "/cgroup.procs");
-  std::vector<long> procs;
-  for (long p; in >> p;) procs.push_back(p);
-  if (procs.size() != 1 || procs[0] != static_cast<long>(::getpid())) return err;
+  if (read_procs(dir) != std::vector<pid_t>{::getpid()}) return err;
   const std::string leaf = dir + "/" + self_leaf_name(::getpid());
   if (::mkdir(leaf.c_str(), 0755) != 0 && errno != EEXIST) return errno;
-  if (int e = write_control(leaf + "/cgroup.procs", std::to_string(::getpid())); e != 0) {
+  if (int e = write_errno(leaf + "/cgroup.procs", std::to_string(::getpid())); e != 0) {
     ::rmdir(leaf.c_str());
     return e;
   }
-  return write_control(dir + "/cgroup.subtree_control", controllers);
+  return write_errno(dir + "/cgroup.subtree_control", controllers);
 }
 
 std::string cgroup2_run_parent(const std::string& own, pid_t pid) {

@@ -58,6 +58,11 @@ class CgroupDir {
   sys::UniqueFd tasks_fd_;
 };
 
+// Control files of any cgroup directory (CgroupDir's own read/write/procs use these).
+Result<void> write_control(const std::string& path, std::string_view value);
+std::optional<std::string> read_control(const std::string& path);
+std::vector<pid_t> read_procs(const std::string& dir);  // the pids in dir/cgroup.procs
+
 // The value of `key` in "key value" lines already read (read_key without the read).
 std::optional<std::uint64_t> key_value(std::string_view text, std::string_view key);
 

@@ -125,7 +125,7 @@ class CgroupControl final : public ResourceControl {
   }
   std::vector<int> leave_fds() const override {
     std::vector<int> out;
-    if (v2_.valid() || leave_.size() != v1_.size()) return out;
+    if (leave_.size() != v1_.size()) return out;
     for (const sys::UniqueFd& fd : leave_) out.push_back(fd.get());
     return out;
   }
@@ -256,10 +256,13 @@ Result<void> CgroupControl::join_v1(const CgroupLayout& layout, const std::strin
   }
   v1_.push_back(std::move(dir).value());
   v1_index_[ctrl] = v1_.size() - 1;
-  // The init's way back out (leave_fds()); without it the run waits for the init's exit.
-  if (int fd = sys::retry_eintr([&] { return ::open((it->second + "/tasks").c_str(), O_WRONLY | O_CLOEXEC); });
-      fd >= 0)
-    leave_.emplace_back(fd);
+  // The init's way back out (leave_fds()); without it the run waits for the init's exit. Only
+  // a namespace init leaves, and not from a cgroup2 cgroup (set up before the v1 ones).
+  if (options_.new_pid_namespace && !v2_.valid()) {
+    if (int fd = sys::retry_eintr([&] { return ::open((it->second + "/tasks").c_str(), O_WRONLY | O_CLOEXEC); });
+        fd >= 0)
+      leave_.emplace_back(fd);
+  }
   for (const auto& [other, d] : layout.v1_own_dir)
     if (d == it->second) v1_index_[other] = v1_.size() - 1;
   return ok_result();
