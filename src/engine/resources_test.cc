@@ -624,6 +624,41 @@ TEST_F(RealCgroups, PidNamespaceSkipsACgroup2WithoutTheWantedControllers) {
   }
 }
 
+// The namespace init's way out (leave_fds()): once it wrote "0" into them, the run's v1 cgroups
+// are empty and removed at once while it still lives (removing a busy cgroup kills its members).
+TEST_F(RealCgroups, LeavingEmptiesTheRunsCgroupsWhileTheProcessLives) {
+  REQUIRE_CGROUP("memory");
+  Limits l = bare_limits();
+  l.memory_bytes = 64ull << 20;
+  ResourceOptions ns;
+  ns.new_pid_namespace = true;
+  auto rc = create_resource_control(l, layout_, ns);
+  ASSERT_TRUE(rc.ok()) << rc.error().describe();
+  const std::vector<int> join = (*rc)->self_attach_fds(), leave = (*rc)->leave_fds();
+  if (join.empty()) GTEST_SKIP() << "no v1 cgroup here: " << (*rc)->describe();
+  ASSERT_EQ(leave.size(), join.size());
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    for (int fd : join)
+      if (!sys::write_all(fd, "0", 1)) _exit(1);
+    for (int fd : leave)
+      if (!sys::write_all(fd, "0", 1)) _exit(2);
+    (void)!write(ready[1], "x", 1);
+    pause();
+    _exit(0);
+  }
+  close(ready[1]);
+  char c;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  EXPECT_TRUE((*rc)->remove_cgroups().empty());
+  EXPECT_EQ(waitpid(pid, nullptr, WNOHANG), 0) << "the process was still in a run cgroup and was killed with it";
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  EXPECT_TRUE(leftover_cgroups(layout_).empty());
+}
+
 TEST_F(RealCgroups, NoLimitNoCgroup) {
   // Nothing needs a cgroup: none is made (they cost a mkdir and an rmdir per hierarchy).
   ResourceOptions o;
