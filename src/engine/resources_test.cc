@@ -17,7 +17,6 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
-#include <iterator>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -333,6 +332,26 @@ TEST(ResourceFallback, BadValues) {
 
 // ---- real cgroups ----
 
+// Forks up to `max` children that wait (until the kernel refuses), then kills and reaps them;
+// returns how many it got.
+int fork_and_hold(int max) {
+  int started = 0;
+  std::vector<pid_t> kids;
+  for (int i = 0; i < max; ++i) {
+    pid_t p = fork();
+    if (p < 0) break;
+    if (p == 0) {
+      pause();
+      _exit(0);
+    }
+    kids.push_back(p);
+    ++started;
+  }
+  for (pid_t k : kids) kill(k, SIGKILL);
+  for (pid_t k : kids) waitpid(k, nullptr, 0);
+  return started;
+}
+
 // Forks a child that joins the run's cgroups and applies its rlimits the way the engine's child
 // does, then runs `body`; its return value is the exit code. Returns the wait status.
 int run_child(ResourceControl& rc, const std::function<int()>& body,
@@ -492,21 +511,7 @@ TEST_F(RealCgroups, ForkCountStopsAtTheLimit) {
   auto rc = create_resource_control(l, layout_, {});
   ASSERT_TRUE(rc.ok());
   int status = run_child(**rc, [] {
-    int started = 0;
-    std::vector<pid_t> kids;
-    for (int i = 0; i < 50; ++i) {
-      pid_t p = fork();
-      if (p < 0) break;
-      if (p == 0) {
-        pause();
-        _exit(0);
-      }
-      kids.push_back(p);
-      ++started;
-    }
-    for (pid_t k : kids) kill(k, SIGKILL);
-    for (pid_t k : kids) waitpid(k, nullptr, 0);
-    return started;
+    return fork_and_hold(50);
   });
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 9);  // 10 tasks: the child itself and 9 more
@@ -524,20 +529,7 @@ TEST_F(RealCgroups, CeilingWithoutPidNamespaceIsAPidsCgroup) {
   ASSERT_TRUE(rc.ok()) << rc.error().describe();
   EXPECT_EQ((*rc)->pid_max(), 0u);
   int status = run_child(**rc, [] {
-    int started = 0;
-    std::vector<pid_t> kids;
-    for (int i = 0; i < 700; ++i) {
-      pid_t p = fork();
-      if (p < 0) break;
-      if (p == 0) {
-        pause();
-        _exit(0);
-      }
-      kids.push_back(p);
-      ++started;
-    }
-    for (pid_t k : kids) kill(k, SIGKILL);
-    for (pid_t k : kids) waitpid(k, nullptr, 0);
+    const int started = fork_and_hold(700);
     return started == 511 ? 0 : started < 511 ? 1 : 2;  // 512 tasks: the child and 511 more
   });
   ASSERT_TRUE(WIFEXITED(status));
@@ -569,21 +561,7 @@ TEST_F(RealCgroups, ChildAndParentAttachTogether) {
     for (int fd : self)
       if (!sys::write_all(fd, "0", 1)) _exit(101);
     if (read(go[0], &c, 1) != 1) _exit(100);
-    int started = 0;
-    std::vector<pid_t> kids;
-    for (int i = 0; i < 20; ++i) {
-      pid_t p = fork();
-      if (p < 0) break;
-      if (p == 0) {
-        pause();
-        _exit(0);
-      }
-      kids.push_back(p);
-      ++started;
-    }
-    for (pid_t k : kids) kill(k, SIGKILL);
-    for (pid_t k : kids) waitpid(k, nullptr, 0);
-    _exit(started);
+    _exit(fork_and_hold(20));
   }
   close(go[0]);
   ASSERT_TRUE((*rc)->attach(pid).ok());
@@ -603,8 +581,7 @@ TEST_F(RealCgroups, PidNamespaceSkipsACgroup2WithoutTheWantedControllers) {
   // cgroup2 cgroup would only cost a mkdir and an rmdir.
   REQUIRE_CGROUP("memory");
   if (layout_.v2_own_dir.empty()) GTEST_SKIP() << "no cgroup2 here (" << layout_.describe() << ")";
-  std::ifstream sc(layout_.v2_own_dir + "/cgroup.subtree_control");
-  std::string enabled((std::istreambuf_iterator<char>(sc)), std::istreambuf_iterator<char>());
+  std::string enabled = read_control(layout_.v2_own_dir + "/cgroup.subtree_control").value_or("");
   if (enabled.find("memory") != std::string::npos)
     GTEST_SKIP() << "cgroup2 has the memory controller here: it is used";
   Limits l = bare_limits();
@@ -831,19 +808,7 @@ TEST(RlimitFallback, NprocInAUserNamespaceCountsOnlyTheSandbox) {
     if (unshare(CLONE_NEWUSER) != 0) _exit(99);
     for (const RlimitSpec& r : limits)
       if (setrlimit(r.resource, &r.value) < 0) _exit(121);
-    std::vector<pid_t> kids;
-    for (int i = 0; i < 40; ++i) {
-      pid_t p = fork();
-      if (p < 0) break;
-      if (p == 0) {
-        pause();
-        _exit(0);
-      }
-      kids.push_back(p);
-    }
-    for (pid_t k : kids) kill(k, SIGKILL);
-    for (pid_t k : kids) waitpid(k, nullptr, 0);
-    _exit(static_cast<int>(kids.size()));
+    _exit(fork_and_hold(40));
   }
   int status = 0;
   waitpid(pid, &status, 0);
@@ -877,8 +842,7 @@ TEST_F(RealCgroups, AloneInItsCgroupItStepsAsideToEnableControllers) {
   std::ifstream cf(parent + "/cgroup.controllers");
   std::string ctrl;
   if (!(cf >> ctrl)) GTEST_SKIP() << "cgroup2 at " << parent << " has no controller to enable";
-  std::ifstream sf(parent + "/cgroup.subtree_control");
-  const std::string before((std::istreambuf_iterator<char>(sf)), std::istreambuf_iterator<char>());
+  const std::string before = read_control(parent + "/cgroup.subtree_control").value_or("");
   const bool was_enabled = before.find(ctrl) != std::string::npos;
   if (!was_enabled && enable_subtree_controllers(parent, "+" + ctrl) != 0)
     GTEST_SKIP() << "cannot enable " << ctrl << " in " << parent << " (this test's own cgroup)";
@@ -893,8 +857,7 @@ TEST_F(RealCgroups, AloneInItsCgroupItStepsAsideToEnableControllers) {
     _exit(0);
   }
   auto in_deleg = [&](pid_t p) {
-    std::ifstream pc("/proc/" + std::to_string(p) + "/cgroup");
-    std::string all((std::istreambuf_iterator<char>(pc)), std::istreambuf_iterator<char>());
+    std::string all = read_control("/proc/" + std::to_string(p) + "/cgroup").value_or("");
     return all.find("-deleg") != std::string::npos;
   };
   for (int i = 0; i < 200 && !in_deleg(other); ++i) usleep(5000);
@@ -927,8 +890,7 @@ TEST_F(RealCgroups, AloneInItsCgroupItStepsAsideToEnableControllers) {
   // 2. Alone: it moves into its leaf and the controller is enabled for its runs.
   auto [c2, st2] = child(0);
   EXPECT_TRUE(WIFEXITED(st2) && WEXITSTATUS(st2) == 0) << st2;
-  std::ifstream dsc(deleg + "/cgroup.subtree_control");
-  const std::string enabled((std::istreambuf_iterator<char>(dsc)), std::istreambuf_iterator<char>());
+  const std::string enabled = read_control(deleg + "/cgroup.subtree_control").value_or("");
   EXPECT_NE(enabled.find(ctrl), std::string::npos) << enabled;
   const std::string leaf = deleg + "/paddock-" + std::to_string(c2) + "-self";
   EXPECT_EQ(access(leaf.c_str(), F_OK), 0);

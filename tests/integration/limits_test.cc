@@ -231,6 +231,30 @@ TEST_F(LimitsTest, MemoryHogIsKilledAtTheLimit) {
 
 // ---- pids ----
 
+// A python program that forks up to `max` children and keeps them all alive until a fork fails,
+// prints how many it got, then kills and reaps them.
+std::string fork_and_hold_py(int max) {
+  return "import os, signal\n"
+         "kids = []\n"
+         "while len(kids) < " + std::to_string(max) + ":\n"
+         "    try:\n"
+         "        pid = os.fork()\n"
+         "    except OSError:\n"
+         "        break\n"
+         "    if pid == 0:\n"
+         "        signal.pause()\n"
+         "        os._exit(0)\n"
+         "    kids.append(pid)\n"
+         "print(len(kids), flush=True)\n"
+         "for k in kids: os.kill(k, signal.SIGKILL)\n"
+         "for k in kids: os.waitpid(k, 0)\n";
+}
+
+void expect_host_still_forks() {
+  Proc ok = run_cmd({"/bin/sh", "-c", "for i in 1 2 3 4 5 6 7 8; do /bin/true & done; wait; echo ok"}, "/");
+  EXPECT_EQ(ok.out, "ok\n");
+}
+
 TEST_F(LimitsTest, ForkBombIsContainedAndTheHostKeepsWorking) {
   // A bounded bomb (at most 2^11 leaves even if nothing stopped it) that tries to keep all of
   // its processes alive at once.
@@ -249,27 +273,13 @@ TEST_F(LimitsTest, ForkBombIsContainedAndTheHostKeepsWorking) {
   }
   EXPECT_EQ(j["outcome"]["timed_out"], false) << "the bomb should end by itself once contained";
   // The host still forks.
-  Proc ok = run_cmd({"/bin/sh", "-c", "for i in 1 2 3 4 5 6 7 8; do /bin/true & done; wait; echo ok"}, "/");
-  EXPECT_EQ(ok.out, "ok\n");
+  expect_host_still_forks();
 }
 
 TEST_F(LimitsTest, BuiltInCeilingContainsAForkBombWithoutAnyFlag) {
   // No limit flags at all: the built-in ceiling (4096 tasks) must still stop a program that
   // forks without end and keeps every child alive.
-  const std::string hog =
-      "import os, signal\n"
-      "n = 0\n"
-      "while n < 20000:\n"
-      "    try:\n"
-      "        pid = os.fork()\n"
-      "    except OSError:\n"
-      "        break\n"
-      "    if pid == 0:\n"
-      "        signal.pause()\n"
-      "        os._exit(0)\n"
-      "    n += 1\n"
-      "print(n, flush=True)\n";
-  Proc r = paddock({"--timeout", "120s"}, {"python3", "-c", hog});
+  Proc r = paddock({"--timeout", "120s"}, {"python3", "-c", fork_and_hold_py(20000)});
   json j = report();
   const json* c = limit_entry(j, "pids-ceiling");
   ASSERT_NE(c, nullptr) << describe(r);
@@ -281,8 +291,7 @@ TEST_F(LimitsTest, BuiltInCeilingContainsAForkBombWithoutAnyFlag) {
   EXPECT_LT(forked, 4096) << describe(r);
   EXPECT_GT(forked, 3000) << describe(r);
   EXPECT_EQ(j["outcome"]["timed_out"], false) << describe(r);
-  Proc ok = run_cmd({"/bin/sh", "-c", "for i in 1 2 3 4 5 6 7 8; do /bin/true & done; wait; echo ok"}, "/");
-  EXPECT_EQ(ok.out, "ok\n");
+  expect_host_still_forks();
 }
 
 TEST_F(LimitsTest, PidsUnlimitedRemovesTheBuiltInCeiling) {
@@ -299,22 +308,8 @@ TEST_F(LimitsTest, PidsUnlimitedRemovesTheBuiltInCeiling) {
 TEST_F(LimitsTest, CeilingWithoutNamespacesIsACgroupOrSaysItIsNotEnforced) {
   setenv("PADDOCK_DANGER_DISABLE_NAMESPACES", "1", 1);
   const bool root = geteuid() == 0;
-  const std::string hog =
-      "import os, signal\n"
-      "kids = []\n"
-      "while len(kids) < 4200:\n"
-      "    try:\n"
-      "        pid = os.fork()\n"
-      "    except OSError:\n"
-      "        break\n"
-      "    if pid == 0:\n"
-      "        signal.pause()\n"
-      "        os._exit(0)\n"
-      "    kids.append(pid)\n"
-      "print(len(kids), flush=True)\n"
-      "for k in kids: os.kill(k, signal.SIGKILL)\n"
-      "for k in kids: os.waitpid(k, 0)\n";
-  Proc r = root ? paddock({"--timeout", "120s"}, {"python3", "-c", hog}) : paddock({}, {"/bin/true"});
+  Proc r = root ? paddock({"--timeout", "120s"}, {"python3", "-c", fork_and_hold_py(4200)})
+                : paddock({}, {"/bin/true"});
   unsetenv("PADDOCK_DANGER_DISABLE_NAMESPACES");
   json j = report();
   const json* c = limit_entry(j, "pids-ceiling");
