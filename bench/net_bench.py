@@ -52,7 +52,7 @@ class Server(socketserver.ThreadingTCPServer):
 
 
 def serve(args):
-    srv = Server(("127.0.0.1", 0), Handler)
+    srv = Server((args.address, 0), Handler)
     srv.cpu_log = args.port_file + ".cpu"
     with open(args.port_file, "w") as f:
         f.write(str(srv.server_address[1]))
@@ -62,7 +62,7 @@ def serve(args):
 def open_conn(args, path):
     """A socket on which an HTTP request for `path` can be sent, and the request bytes."""
     if args.mode == "direct":
-        s = socket.create_connection(("127.0.0.1", args.port))
+        s = socket.create_connection((args.server, args.port))
         return s, b"GET %s HTTP/1.1\r\nHost: bench.test\r\n\r\n" % path.encode()
     if args.mode == "transparent":
         s = socket.create_connection((socket.gethostbyname("bench.test"), 80))
@@ -133,9 +133,11 @@ def main():
     sub = p.add_subparsers(dest="cmd", required=True)
     sv = sub.add_parser("serve")
     sv.add_argument("--port-file", required=True, help="also PORT_FILE.cpu: CPU seconds per download")
+    sv.add_argument("--address", default="127.0.0.1")
     cl = sub.add_parser("client")
     cl.add_argument("--mode", choices=["direct", "proxy", "connect", "transparent"], required=True)
     cl.add_argument("--port", type=int, default=0)
+    cl.add_argument("--server", default="127.0.0.1", help="the server's address, for --mode direct")
     cl.add_argument("--bytes", type=int, default=100 * 1000 * 1000)
     cl.add_argument("--requests", type=int, default=500)
     cl.add_argument("--rounds", type=int, default=3)
