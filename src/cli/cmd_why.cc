@@ -8,6 +8,7 @@
 #include "cli/net_flags.h"
 #include "cli/policy_flags.h"
 #include "net/domain_policy.h"
+#include "net/host_rule.h"
 #include "paddock/sandbox.h"
 #include "paddock/why.h"
 
@@ -64,7 +65,20 @@ int do_why(const WhyFlags& f) {
   if (!policy) return fail(policy.error());
   if (!f.host.empty()) {
     if (f.port < 0 || f.port > 65535) return fail(make_error("--port must be 0-65535", "--port"));
-    auto d = net::explain_host(policy->network, f.host, static_cast<std::uint16_t>(f.port));
+    // The footer and the report write HOST:PORT (and --allow-domain takes it): accept it here.
+    auto hp = net::split_host_port(f.host);
+    if (!hp) {
+      return fail(make_error("invalid port in \"" + f.host + "\"", "--host",
+                             "write --host HOST[:PORT] ([v6]:PORT for an IPv6 address) or --port PORT"));
+    }
+    auto port = static_cast<std::uint16_t>(f.port);
+    if (hp->second != 0 && port != 0 && hp->second != port) {
+      return fail(make_error("--host " + f.host + " names port " + std::to_string(hp->second) +
+                                 " but --port says " + std::to_string(port),
+                             "--host", "give the port once"));
+    }
+    if (hp->second != 0) port = hp->second;
+    auto d = net::explain_host(policy->network, hp->first, port);
     if (!d) return fail(d.error());
     if (f.json) std::printf("%s\n", net::to_json(*d).dump(2).c_str());
     else std::printf("%s", net::to_text(*d).c_str());
@@ -83,7 +97,7 @@ void register_why(CLI::App& app) {
   auto flags = std::make_shared<WhyFlags>();
   auto* cmd = app.add_subcommand("why", "Explain which rule allows or denies an access");
   cmd->add_option("--path", flags->path, "The path to ask about");
-  cmd->add_option("--host", flags->host, "A host name to ask about (network policy)");
+  cmd->add_option("--host", flags->host, "A host (HOST or HOST:PORT) to ask about (network policy)");
   cmd->add_option("--port", flags->port, "With --host: the port (default: any)");
   cmd->add_option("--op", flags->op, "read, write or exec (default: read)");
   cmd->add_flag("--self", flags->self, "Answer from inside a sandbox, from the policy in PADDOCK_POLICY");

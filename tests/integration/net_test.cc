@@ -268,4 +268,32 @@ TEST_F(Net, DefaultOffAndAllowNetBehaveAsBefore) {
   EXPECT_EQ(l[0], "raw connected");
 }
 
+// `paddock why --host` takes a target the way the footer and the report write it (HOST:PORT).
+TEST_F(Net, WhyTakesTheTargetAsTheFooterWritesIt) {
+  const std::vector<std::string> rules = {"--allow-domain", "allowed.test:443"};
+  auto why = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), "why");
+    args.insert(args.end(), rules.begin(), rules.end());
+    return world_->paddock(args);
+  };
+  auto ok = why({"--host", "allowed.test:443"});
+  EXPECT_EQ(ok.code, 0) << ktest::describe(ok);
+  EXPECT_TRUE(ktest::contains(ok.out, "allowed.test:443: allowed")) << ok.out;
+  auto other_port = why({"--host", "allowed.test:80"});
+  EXPECT_EQ(other_port.code, 1) << ktest::describe(other_port);
+  EXPECT_TRUE(ktest::contains(other_port.out, "allowed.test:80: denied")) << other_port.out;
+  auto denied = why({"--host", "denied.test:80"});
+  EXPECT_EQ(denied.code, 1) << ktest::describe(denied);
+  EXPECT_TRUE(ktest::contains(denied.out, "to allow: --allow-domain denied.test")) << denied.out;
+  auto v6 = why({"--host", "[::1]:80"});
+  EXPECT_EQ(v6.code, 1) << ktest::describe(v6);
+  EXPECT_TRUE(ktest::contains(v6.out, "[::1]:80: denied")) << v6.out;
+  auto twice = why({"--host", "allowed.test:443", "--port", "80"});
+  EXPECT_EQ(twice.code, 2) << ktest::describe(twice);
+  EXPECT_TRUE(ktest::contains(twice.err, "names port 443 but --port says 80")) << twice.err;
+  auto bad = why({"--host", "allowed.test:99999"});
+  EXPECT_EQ(bad.code, 2) << ktest::describe(bad);
+  EXPECT_TRUE(ktest::contains(bad.err, "invalid port in \"allowed.test:99999\"")) << bad.err;
+}
+
 }  // namespace
