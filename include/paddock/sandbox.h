@@ -86,6 +86,9 @@ struct RunOptions {
   // server); call wait_background_cleanup() before exiting. Without it, wait() returns only
   // after the cgroups are gone.
   bool background_cleanup = false;
+  // Filtered network: called for each decision of the egress filter as it happens (count 1),
+  // from the filter's threads, one call at a time. The connection waits for it: keep it short.
+  std::function<void(const NetworkDecision&)> on_network_decision;
 };
 
 // How one requested limit was enforced (for the report and the footer).

@@ -1,7 +1,13 @@
 // paddock run: confine a command to its project.
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <memory>
 
 #include "cli/commands.h"
 #include "cli/footer.h"
@@ -10,6 +16,8 @@
 #include "cli/policy_flags.h"
 #include "engine/report.h"
 #include "paddock/sandbox.h"
+#include "paddock/why.h"
+#include "sys/unique_fd.h"
 
 namespace paddock::cli {
 namespace {
@@ -22,11 +30,47 @@ struct RunFlags {
   bool no_diagnostics = false;
   bool exec = false;
   bool no_pty = false;
+  std::string net_log;  // --net-log FILE
 };
 
 void print_error(const Error& e) {
   std::fprintf(stderr, "paddock: %s\n", e.describe().c_str());
   if (!e.hint.empty()) std::fprintf(stderr, "paddock: hint: %s\n", e.hint.c_str());
+}
+
+// "2026-11-23T15:40:01.123Z"
+std::string utc_now() {
+  auto now = std::chrono::system_clock::now();
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[40];
+  std::size_t n = std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+  std::snprintf(buf + n, sizeof(buf) - n, ".%03dZ", static_cast<int>(ms));
+  return buf;
+}
+
+// --net-log FILE: every decision of the egress filter, one JSON line each, appended as it
+// happens (docs/network.md). The file is opened before the run; nothing in it is overwritten.
+Result<std::function<void(const NetworkDecision&)>> open_net_log(const std::string& path,
+                                                                 const Policy& policy) {
+  if (policy.network.mode != NetMode::Filtered) {
+    return make_error("the network is not filtered, so there are no decisions to log", "--net-log " + path,
+                      "add --allow-domain HOST (or --deny-domain HOST with --allow-net)");
+  }
+  auto fd = std::make_shared<sys::UniqueFd>(
+      ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!*fd) return make_error(std::string("cannot open: ") + std::strerror(errno), "--net-log " + path);
+  return std::function<void(const NetworkDecision&)>([fd](const NetworkDecision& d) {
+    nlohmann::json j = network_decision_json(d);
+    j.erase("count");
+    j["time"] = utc_now();
+    // A host name the sandbox sent (SNI, Host header) may be any bytes: never throw on them.
+    std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    // One write per line, O_APPEND: lines never interleave, even with another writer.
+    (void)!::write(fd->get(), line.data(), line.size());
+  });
 }
 
 int do_run(const RunFlags& f) {
@@ -61,6 +105,21 @@ int do_run(const RunFlags& f) {
   opts.pty = !f.no_pty;
   opts.test_resolve = egress.resolve;
   opts.count_output = !f.limits.report.empty();
+  if (!f.net_log.empty()) {
+    auto log = open_net_log(f.net_log, *policy);
+    if (!log) {
+      print_error(log.error());
+      return 2;
+    }
+    opts.on_network_decision = std::move(*log);
+    // Where the command can write, it can rewrite the log too: say so rather than let a user trust it.
+    // (A sandbox-private area such as /tmp is another file inside: not this one.)
+    Decision d = explain_path(*policy, f.net_log, Op::Write, *real_fs());
+    if (d.allowed && d.kind == Decision::Kind::Rule) {
+      std::fprintf(stderr, "[paddock] warning: --net-log %s is writable inside the sandbox: the command can alter it\n",
+                   f.net_log.c_str());
+    }
+  }
   if (f.exec) {
     auto r = exec_in_place(*policy, opts);
     print_error(r.error());  // only returns on failure
@@ -104,6 +163,8 @@ void register_run(CLI::App& app) {
   cmd->add_flag("--exec", flags->exec,
                 "Replace paddock with the command (no footer, no pid namespace: see docs/process-model.md)");
   cmd->add_flag("--no-pty", flags->no_pty, "Do not give the command its own pseudo-terminal");
+  cmd->add_option("--net-log", flags->net_log,
+                  "Filtered network: append each allow/deny decision to FILE as a JSON line, as it happens");
   cmd->add_option("command", flags->command, "The command and its arguments (after --)");
   cmd->callback([flags] {
     if (const auto* after = command_after_dashes()) flags->command.insert(flags->command.end(), after->begin(), after->end());

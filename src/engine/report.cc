@@ -35,6 +35,16 @@ double seconds(double s) { return std::round(s * 1000.0) / 1000.0; }  // millise
 
 }  // namespace
 
+json network_decision_json(const NetworkDecision& d) {
+  return {{"host", d.host},
+          {"port", d.port},
+          {"protocol", d.protocol},
+          {"allowed", d.allowed},
+          {"count", d.count},
+          {"reason", d.reason},
+          {"allow_with", d.allow_with.empty() ? json(nullptr) : json(d.allow_with)}};
+}
+
 json run_report(const RunResult& r, const Policy& policy, const std::vector<std::string>& argv) {
   json j;
   j["version"] = kReportVersion;
@@ -86,15 +96,7 @@ json run_report(const RunResult& r, const Policy& policy, const std::vector<std:
   j["warnings"] = r.warnings;
   if (policy.network.mode == NetMode::Filtered) {
     json network = json::array();
-    for (const NetworkDecision& d : r.network) {
-      network.push_back({{"host", d.host},
-                         {"port", d.port},
-                         {"protocol", d.protocol},
-                         {"allowed", d.allowed},
-                         {"count", d.count},
-                         {"reason", d.reason},
-                         {"allow_with", d.allow_with.empty() ? json(nullptr) : json(d.allow_with)}});
-    }
+    for (const NetworkDecision& d : r.network) network.push_back(network_decision_json(d));
     j["network"] = std::move(network);
   }
   j["policy"] = policy_to_json(policy);

@@ -16,6 +16,9 @@ namespace paddock {
 
 inline constexpr const char* kReportVersion = "paddock.report/1";
 
+// One egress-filter decision as the report's `network` array and `paddock run --net-log` write it.
+nlohmann::json network_decision_json(const NetworkDecision& d);
+
 // `argv` (the command as given) is recorded when not empty.
 nlohmann::json run_report(const RunResult& result, const Policy& policy,
                           const std::vector<std::string>& argv = {});

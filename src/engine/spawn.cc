@@ -250,6 +250,7 @@ Result<std::unique_ptr<Launch>> prepare(const Policy& policy, const RunOptions& 
   launch->gid = getgid();
   if (policy.network.mode == NetMode::Filtered) {
     launch->egress_options.resolve = opts.test_resolve;
+    launch->egress_options.on_decision = opts.on_network_decision;
     auto ef = net::create_egress_filter(policy.network, launch->egress_options);
     if (!ef) return std::move(ef).take_error();
     launch->egress = std::move(ef.value());

@@ -68,6 +68,12 @@ def op(spec):
             s = ctx.wrap_socket(raw, server_hostname=a[0])
             s.sendall(("GET / HTTP/1.0\r\nHost: %s\r\n\r\n" % a[0]).encode())
             return "tls " + s.makefile("rb").readline().decode().strip() + " " + s.version()
+        if kind == "wait":  # until the test creates the file a[0] (it has read the live log)
+            import time
+            for _ in range(400):
+                if os.path.exists(a[0]): return "waited"
+                time.sleep(0.05)
+            return "timeout"
         if kind == "raw":  # a raw socket to an address
             socket.create_connection((a[0], int(a[1])), timeout=5)
             return "raw connected"
@@ -294,6 +300,63 @@ TEST_F(Net, WhyTakesTheTargetAsTheFooterWritesIt) {
   auto bad = why({"--host", "allowed.test:99999"});
   EXPECT_EQ(bad.code, 2) << ktest::describe(bad);
   EXPECT_TRUE(ktest::contains(bad.err, "invalid port in \"allowed.test:99999\"")) << bad.err;
+}
+
+// --net-log: each decision is a JSON line in the file while the command still runs; the file is
+// appended to, never overwritten; without a filtered network, or where the file cannot be
+// opened, paddock refuses before running anything.
+TEST_F(Net, NetLogHasEachDecisionWhileTheCommandRuns) {
+  Server web(Server::http());
+  ktest::TempDir outside;  // not visible in the sandbox
+  const std::string log = outside.path() + "/net.jsonl";
+  const std::string marker = world_->project + "/log-seen";
+  ktest::write_file(log, "{\"earlier\":true}\n");
+  ktest::Proc p;
+  std::thread run([&] {
+    p = client({"--net-log", log, "--allow-domain", "allowed.test", "--allow-domain", "127.0.0.1",
+                "--resolve", "allowed.test:127.0.0.1:" + port(web), "--resolve", "denied.test:127.0.0.1"},
+               {"get:allowed.test:80:a", "get:denied.test:" + port(web) + ":b", "wait:" + marker});
+  });
+  bool seen = false;
+  for (int i = 0; i < 400 && !seen; ++i) {
+    seen = ktest::contains(ktest::read_file(log), "denied.test");
+    if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ktest::write_file(marker, "");
+  run.join();
+  EXPECT_TRUE(seen) << "the denial was not in the log while the command ran\n" << ktest::read_file(log);
+  auto l = lines(p);
+  ASSERT_EQ(l.size(), 3u) << ktest::describe(p);
+  EXPECT_EQ(l[2], "waited");
+  auto log_lines = ktest::split_lines(ktest::read_file(log));
+  ASSERT_EQ(log_lines.size(), 3u) << ktest::read_file(log);
+  EXPECT_EQ(log_lines[0], "{\"earlier\":true}");
+  auto a = nlohmann::json::parse(log_lines[1], nullptr, false);
+  auto d = nlohmann::json::parse(log_lines[2], nullptr, false);
+  ASSERT_TRUE(a.is_object() && d.is_object()) << ktest::read_file(log);
+  EXPECT_EQ(a["host"], "allowed.test");
+  EXPECT_EQ(a["port"], 80);
+  EXPECT_EQ(a["protocol"], "http");
+  EXPECT_EQ(a["allowed"], true);
+  EXPECT_TRUE(a["allow_with"].is_null());
+  EXPECT_EQ(d["host"], "denied.test");
+  EXPECT_EQ(d["allowed"], false);
+  EXPECT_EQ(d["allow_with"], "--allow-domain denied.test:" + port(web));
+  EXPECT_EQ(a["time"].get<std::string>().size(), 24u) << a["time"];  // 2026-11-23T15:40:01.123Z
+  EXPECT_FALSE(ktest::contains(p.err, "writable inside the sandbox")) << p.err;
+
+  auto off = world_->paddock({"run", "--net-log", log, "--", "true"});
+  EXPECT_EQ(off.code, 2) << ktest::describe(off);
+  EXPECT_TRUE(ktest::contains(off.err, "the network is not filtered")) << off.err;
+  auto nowhere = world_->paddock({"run", "--net-log", outside.path() + "/no/such/dir/x", "--allow-domain",
+                                  "allowed.test", "--", "true"});
+  EXPECT_EQ(nowhere.code, 2) << ktest::describe(nowhere);
+  EXPECT_TRUE(ktest::contains(nowhere.err, "cannot open")) << nowhere.err;
+  EXPECT_EQ(ktest::split_lines(ktest::read_file(log)).size(), 3u) << "refused runs wrote nothing";
+
+  // In the project, the command could rewrite it: paddock says so.
+  auto inside = client({"--net-log", world_->project + "/net.jsonl", "--allow-domain", "allowed.test"}, {});
+  EXPECT_TRUE(ktest::contains(inside.err, "is writable inside the sandbox")) << inside.err;
 }
 
 }  // namespace
