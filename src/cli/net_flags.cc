@@ -1,5 +1,6 @@
 #include "cli/net_flags.h"
 
+#include "net/domain_policy.h"
 #include "net/host_rule.h"
 
 namespace paddock::cli {
@@ -42,17 +43,7 @@ Result<void> apply_net_flags(const NetFlags& f, PolicyBuilder& b, net::EgressOpt
                       "--allow-net", "use one of them; for the whole network minus some hosts use "
                       "--allow-net with --deny-domain");
   }
-  if (!f.deny_domains.empty() && f.allow_net) {
-    // Everything public, minus the deny rules; --allow-domain may add address rules here
-    // (e.g. an internal range) that "*" does not open.
-    b.network(NetMode::Filtered);
-    b.allow_domain("*");
-    for (const auto& a : f.allow_domains) b.allow_domain(a);
-  } else if (!f.allow_domains.empty()) {
-    b.network(NetMode::Filtered);
-    for (const auto& a : f.allow_domains) b.allow_domain(a);
-  }
-  for (const auto& d : f.deny_domains) b.deny_domain(d);
+  net::apply_domain_lists(b, f.allow_net, f.allow_domains, f.deny_domains);
   for (const auto& r : f.resolve) {
     auto colon = r.find(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 == r.size()) {

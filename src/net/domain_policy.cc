@@ -173,6 +173,19 @@ Result<HostDecision> explain_host(const NetworkPolicy& policy, std::string_view 
   return d;
 }
 
+void apply_domain_lists(PolicyBuilder& b, bool host_network, const std::vector<std::string>& allow,
+                        const std::vector<std::string>& deny) {
+  if (host_network && !deny.empty()) {
+    b.network(NetMode::Filtered);
+    b.allow_domain("*");
+    for (const auto& a : allow) b.allow_domain(a);
+  } else if (!allow.empty()) {
+    b.network(NetMode::Filtered);
+    for (const auto& a : allow) b.allow_domain(a);
+  }
+  for (const auto& d : deny) b.deny_domain(d);
+}
+
 nlohmann::json to_json(const HostDecision& d) {
   nlohmann::json j;
   j["version"] = "paddock.why-host/1";

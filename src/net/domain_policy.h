@@ -79,6 +79,19 @@ struct HostDecision {
 Result<HostDecision> explain_host(const NetworkPolicy& policy, std::string_view host,
                                   std::uint16_t port);
 // Stable JSON, "version": "paddock.why-host/1" (fields documented in docs/network.md).
+// The network a sandbox gets from "share the host network" and two domain lists, the same for
+// the CLI (--allow-net, --allow-domain, --deny-domain) and an MCP environment (network,
+// allow_domains, deny_domains). The rules must have parsed (HostRule::parse) and the caller must
+// have refused the host network with an allow list but no deny list (it would narrow the
+// network, which is not what the user asked for).
+//   an allow list:               Filtered, only those rules;
+//   the host network, deny list:  Filtered, "*" (every name, every public address) plus any allow
+//                                rules (the address ranges "*" leaves closed), minus the denied;
+//   a deny list alone:           the deny rules are added; the mode stays what it was;
+//   no list:                     nothing changes.
+void apply_domain_lists(PolicyBuilder& b, bool host_network, const std::vector<std::string>& allow,
+                        const std::vector<std::string>& deny);
+
 nlohmann::json to_json(const HostDecision& d);
 std::string to_text(const HostDecision& d);
 
