@@ -9,6 +9,8 @@
 
 #include <toml++/toml.h>
 
+#include "net/host_rule.h"
+
 namespace paddock::mcp {
 namespace {
 
@@ -146,6 +148,19 @@ class Reader {
     }
   }
 
+  // An array of egress-filter rules (net::HostRule: "example.com", "*.example.com:443", "10.0.0.0/8").
+  void domain_rules(const toml::table& t, const char* key, std::vector<std::string>& out) {
+    strings(t, key, out);
+    const toml::array* a = t.get(key) ? t.get(key)->as_array() : nullptr;
+    if (!a || error) return;
+    for (std::size_t i = 0; i < a->size() && i < out.size(); ++i) {
+      if (auto rule = net::HostRule::parse(out[i]); !rule) {
+        std::string why = rule.error().message;
+        return fail(*a->get(i), std::string(key) + ": \"" + out[i] + "\": " + why, rule.error().hint);
+      }
+    }
+  }
+
   void limits(const toml::table& t, EnvLimits& l) {
     uint(t, "timeout_seconds", l.timeout_seconds, 1, 24 * 3600);
     uint(t, "memory_mb", l.memory_mb, 16, 1 << 20);
@@ -172,7 +187,8 @@ bool valid_name(std::string_view name) {
 void parse_environment(Reader& r, const std::string& name, const toml::table& t, Config& cfg) {
   r.check_keys(t,
                {"command", "code", "file_name", "description", "read_only", "env", "network",
-                "timeout_seconds", "memory_mb", "max_output_bytes", "pids", "warm", "enabled"},
+                "allow_domains", "deny_domains", "timeout_seconds", "memory_mb", "max_output_bytes",
+                "pids", "warm", "enabled"},
                "[environments." + name + "]");
   bool enabled = true;
   r.boolean(t, "enabled", enabled);
@@ -244,6 +260,15 @@ void parse_environment(Reader& r, const std::string& name, const toml::table& t,
     }
   }
   r.boolean(t, "network", env.network);
+  r.domain_rules(t, "allow_domains", env.allow_domains);
+  r.domain_rules(t, "deny_domains", env.deny_domains);
+  if (env.network && !env.allow_domains.empty() && env.deny_domains.empty()) {
+    const toml::node* n = t.get("allow_domains");
+    if (!n) n = t.get("network");
+    r.fail(n ? *n : static_cast<const toml::node&>(t),
+           "network = true shares the whole host network, allow_domains narrows it to a list",
+           "use one of them; for the whole network minus some hosts use network = true with deny_domains");
+  }
   r.limits(t, env.limits);
   r.uint(t, "warm", env.warm, 0, 64);
   if (!env.warmable) env.warm = 0;

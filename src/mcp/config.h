@@ -42,6 +42,9 @@ struct Environment {
   std::vector<std::string> read_only;  // extra host paths visible read-only
   std::vector<std::pair<std::string, std::string>> env;  // NAME=VALUE set inside
   bool network = false;                // host network (off: loopback only in its own namespace)
+  // The egress filter's lists, as paddock run's --allow-domain / --deny-domain (docs/network.md):
+  // allow_domains alone: only those hosts; network = true with deny_domains: all but those.
+  std::vector<std::string> allow_domains, deny_domains;
   EnvLimits limits;
   std::uint32_t warm = 0;              // sandboxes kept ready for this environment
   bool builtin = false;

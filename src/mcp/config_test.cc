@@ -70,6 +70,23 @@ memory_mb = 64
   EXPECT_EQ(e->read_only.at(0), "/usr/share/awk");
 }
 
+TEST(Config, DomainLists) {
+  auto cfg = parse_config(R"(
+[environments.python]
+allow_domains = ["pypi.org", "*.pythonhosted.org:443"]
+[environments.shell]
+network = true
+deny_domains = ["evil.example"]
+)",
+                          "mcp.toml");
+  ASSERT_TRUE(cfg.ok()) << cfg.error().describe();
+  EXPECT_EQ(cfg->find("python")->allow_domains,
+            (std::vector<std::string>{"pypi.org", "*.pythonhosted.org:443"}));
+  EXPECT_FALSE(cfg->find("python")->network);
+  EXPECT_TRUE(cfg->find("shell")->network);
+  EXPECT_EQ(cfg->find("shell")->deny_domains, std::vector<std::string>{"evil.example"});
+}
+
 TEST(Config, DisableBuiltin) {
   auto cfg = parse_config("[environments.node]\nenabled = false\n", "m.toml");
   ASSERT_TRUE(cfg.ok());
@@ -94,6 +111,12 @@ TEST(Config, ErrorsPointAtTheNode) {
        "m.toml:2:11: \"no-such-interpreter-here\" not found in /usr/local/bin:/usr/bin:/bin"},
       {"[environments.x]\ncommand = [\"/bin/sh\"]\nread_only = [\"rel\"]\n",
        "m.toml:3:13: read_only paths must be absolute: \"rel\""},
+      {"[environments.python]\nallow_domains = [\"ok.example\", \"bad:port\"]\n",
+       "m.toml:2:32: allow_domains: \"bad:port\": invalid port"},
+      {"[environments.python]\ndeny_domains = [\"a*b.example\"]\n",
+       "m.toml:2:17: deny_domains: \"a*b.example\": \"*\" is only allowed as a leading \"*.\""},
+      {"[environments.python]\nnetwork = true\nallow_domains = [\"pypi.org\"]\n",
+       "m.toml:3:17: network = true shares the whole host network, allow_domains narrows it to a list"},
       {"[defaults\n", nullptr},
   };
   for (const auto& c : cases) {

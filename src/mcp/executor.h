@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "mcp/config.h"
+#include "paddock/network_decision.h"
 #include "paddock/result.h"
 
 namespace paddock::mcp {
@@ -88,6 +89,10 @@ struct ExecOutcome {
   bool pids_limit_hit = false;
   std::vector<LimitNote> limits;
   std::vector<std::string> warnings;
+  // An environment with domain lists: what the code tried on the network during this call,
+  // aggregated by host, port, protocol and verdict (docs/network.md).
+  bool network_filtered = false;
+  std::vector<NetworkDecision> network;
   std::chrono::milliseconds duration{0};
   bool warm = false;  // served from a pre-started sandbox
 };

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -16,6 +17,7 @@
 #include "mcp/timer.h"
 #include "mcp/warm_pool.h"
 #include "mcp/workspace.h"
+#include "net/domain_policy.h"
 #include "paddock/policy.h"
 #include "paddock/sandbox.h"
 #include "sys/unique_fd.h"
@@ -27,9 +29,34 @@ constexpr const char* kSystemPath = "/usr/local/bin:/usr/bin:/bin";
 constexpr const char* kWorkspace = "/workspace";
 constexpr const char* kProject = "/project";
 
+// The egress filter's decisions since the last take(), aggregated by host, port, protocol and
+// verdict: what one call (or one call of a session) tried. Fed from the filter's threads.
+class CallNetwork {
+ public:
+  void add(const NetworkDecision& d) {
+    std::lock_guard lock(mu_);
+    for (auto& s : seen_) {
+      if (s.host == d.host && s.port == d.port && s.protocol == d.protocol && s.allowed == d.allowed) {
+        s.count += d.count;
+        return;
+      }
+    }
+    seen_.push_back(d);
+  }
+  std::vector<NetworkDecision> take() {
+    std::lock_guard lock(mu_);
+    return std::exchange(seen_, {});
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<NetworkDecision> seen_;
+};
+
 // One sandbox for one call: started (warm: waiting for its code on stdin) or about to be.
 struct Prepared : WarmSlot {
   Workspace workspace;
+  std::shared_ptr<CallNetwork> network;  // with domain lists only
   std::shared_ptr<CancelToken> cancel;
   std::unique_ptr<Execution> exec;
   sys::UniqueFd stdin_fd;  // warm: the code goes here
@@ -127,6 +154,7 @@ class SandboxExecutorImpl : public Executor {
     control.on_cancel(nullptr);
     if (!waited) return failed(waited.error(), t0);
     ExecOutcome o = outcome_from(*waited, timed_out, control.cancelled());
+    take_network(*p, o);
     o.warm = warm;
     o.duration = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::steady_clock::now() - t0);
@@ -152,6 +180,12 @@ class SandboxExecutorImpl : public Executor {
     o.duration = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::steady_clock::now() - t0);
     return o;
+  }
+
+  static void take_network(Prepared& p, ExecOutcome& o) {
+    if (!p.network) return;
+    o.network_filtered = true;
+    o.network = p.network->take();
   }
 
   static ExecOutcome outcome_from(const RunResult& r, bool timed_out, bool cancelled) {
@@ -197,6 +231,7 @@ class SandboxExecutorImpl : public Executor {
     for (const auto& p : env.read_only)
       b.allow(p, Access::Read, {Origin::Kind::Profile, "mcp environment " + env.name});
     b.network(env.network ? NetMode::Host : NetMode::Off);
+    net::apply_domain_lists(b, env.network, env.allow_domains, env.deny_domains);
     b.set_env("PATH", kSystemPath);
     b.set_env("LANG", "C.UTF-8");
     for (const auto& [k, v] : env.env) b.set_env(k, v);
@@ -244,6 +279,10 @@ class SandboxExecutorImpl : public Executor {
     if (!options_.project.empty())
       opts.mounts.push_back({kProject, options_.project, Access::Read, 0});
     opts.cwd = kWorkspace;
+    if (policy->network.mode == NetMode::Filtered) {
+      p->network = std::make_shared<CallNetwork>();
+      opts.on_network_decision = [n = p->network](const NetworkDecision& d) { n->add(d); };
+    }
     p->cancel = std::make_shared<CancelToken>();
     opts.cancel = p->cancel;
     if (!code) {
@@ -404,6 +443,8 @@ Result<ExecOutcome> SandboxExecutorImpl::execute_in_session(const ExecRequest& r
     o.stdout_truncated = reply->out_total > o.stdout_data.size();
     o.stderr_truncated = reply->err_total > o.stderr_data.size();
   }
+  // Decisions made between two calls (a background thread of the session) go with the next one.
+  take_network(*s->sandbox, o);
   o.duration = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - t0);
   return o;

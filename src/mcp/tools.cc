@@ -1,6 +1,11 @@
 #include "mcp/tools.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "net/host_rule.h"
 
 namespace paddock::mcp {
 namespace {
@@ -11,10 +16,18 @@ std::uint32_t max_timeout(const Config& cfg) {
   return m;
 }
 
+bool filtered(const Environment& env) { return !env.allow_domains.empty() || (env.network && !env.deny_domains.empty()); }
+
+std::string describe_network(const Environment& env) {
+  if (filtered(env) && env.network) return fmt::format(", network except {}", fmt::join(env.deny_domains, ", "));
+  if (filtered(env)) return fmt::format(", network only to {}", fmt::join(env.allow_domains, ", "));
+  return env.network ? ", network allowed" : "";
+}
+
 std::string describe_limits(const Environment& env) {
   return fmt::format("timeout {} s, memory {} MB, {} processes, output {} KiB per stream{}",
                      env.limits.timeout_seconds, env.limits.memory_mb, env.limits.pids,
-                     env.limits.max_output_bytes / 1024, env.network ? ", network allowed" : "");
+                     env.limits.max_output_bytes / 1024, describe_network(env));
 }
 
 std::string sandbox_summary(const ToolContext& ctx) {
@@ -50,6 +63,19 @@ json execute_output_schema() {
            {"duration_ms", {{"type", "number"}}},
            {"session", {{"type", "string"}, {"description", "the session the code ran in"}}},
            {"error", {{"type", "string"}, {"description", "why the code could not run"}}},
+           {"network",
+            {{"type", "array"},
+             {"description",
+              "environments with a domain allowlist: each host the code tried, allowed or not"},
+             {"items",
+              {{"type", "object"},
+               {"properties",
+                {{"host", {{"type", "string"}}},
+                 {"port", {{"type", "integer"}}},
+                 {"protocol", {{"type", "string"}}},
+                 {"allowed", {{"type", "boolean"}}},
+                 {"count", {{"type", "integer"}}},
+                 {"reason", {{"type", "string"}}}}}}}}},
        }},
       {"required", json::array({"environment", "stdout", "stderr", "exit_code", "timed_out",
                                 "truncated", "duration_ms"})},
@@ -219,6 +245,19 @@ json execute_result(const ExecuteArgs& args, const ExecOutcome& o, const std::st
       {"duration_ms", o.duration.count()},
   };
   if (!session_id.empty()) sc["session"] = session_id;
+  std::vector<std::string> blocked;
+  if (o.network_filtered) {
+    json network = json::array();
+    for (const NetworkDecision& d : o.network) {
+      network.push_back({{"host", d.host}, {"port", d.port}, {"protocol", d.protocol},
+                         {"allowed", d.allowed}, {"count", d.count}, {"reason", d.reason}});
+      if (!d.allowed) {
+        std::string target = d.port == 0 ? d.host : net::join_host_port(d.host, d.port);
+        if (std::find(blocked.begin(), blocked.end(), target) == blocked.end()) blocked.push_back(target);
+      }
+    }
+    sc["network"] = std::move(network);
+  }
 
   std::string text = o.stdout_data;
   if (o.stdout_truncated)
@@ -255,6 +294,13 @@ json execute_result(const ExecuteArgs& args, const ExecOutcome& o, const std::st
     if (!text.empty() && text.back() != '\n') text += '\n';
     text += "[" + reason + "]";
   }
+  if (!blocked.empty()) {
+    // Said whatever the exit code: a program may swallow the error and go on.
+    text += fmt::format("{}[network: blocked {}; environment \"{}\" may reach only what its "
+                        "allow_domains and deny_domains in the MCP server's configuration permit]",
+                        text.empty() || text.back() == '\n' ? "" : "\n", fmt::join(blocked, ", "),
+                        args.env->name);
+  }
   if (new_session)
     text += fmt::format("{}[session {} started: pass session=\"{}\" to continue it]",
                         text.empty() || text.back() == '\n' ? "" : "\n", session_id, session_id);
@@ -282,6 +328,8 @@ json list_environments_result(const ToolContext& ctx, Executor& executor) {
         {"interpreter", env.command.empty() ? "" : env.command[0]},
         {"code_via", to_string(env.code_via)},
         {"network", env.network},
+        {"allow_domains", env.allow_domains},
+        {"deny_domains", env.deny_domains},
         {"timeout_seconds", env.limits.timeout_seconds},
         {"memory_mb", env.limits.memory_mb},
         {"pids", env.limits.pids},

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { connectStdio, execute, text, tempDir } from './lib/harness.mjs';
+import { connectStdio, execute, text, tempDir, writeConfig, TEST_CONFIG } from './lib/harness.mjs';
 
 let client;
 before(async () => {
@@ -263,6 +263,65 @@ test('--project is readable at /project, not writable, nothing else of the host'
   } finally {
     await c.close();
     fs.rmSync(dir, { recursive: true });
+  }
+});
+
+test('allow_domains: only the listed hosts, each attempt reported, in one-shot calls and sessions', async () => {
+  // Two servers on the host's loopback; the environment may reach the first one only. Addresses
+  // are used instead of names (no resolver in tests), so the code asks the proxy directly: a
+  // loopback address in NO_PROXY would otherwise bypass it (and then be refused as nameless).
+  const servers = [];
+  for (let i = 0; i < 2; i++) {
+    const server = net.createServer((s) => s.end(`server-${i}\n`));
+    await new Promise((res) => server.listen(0, '127.0.0.1', res));
+    servers.push(server);
+  }
+  const [ok, no] = servers.map((s) => s.address().port);
+  const config = writeConfig(`${TEST_CONFIG}[environments.python]\nallow_domains = ["127.0.0.1:${ok}"]\n`);
+  const c = await connectStdio([], config);
+  const code = [
+    'import socket',
+    'def via_proxy(port):',
+    '    s = socket.create_connection(("127.0.0.1", 3128), timeout=5)',
+    '    s.sendall(b"CONNECT 127.0.0.1:%d HTTP/1.1\\r\\n\\r\\n" % port)',
+    '    buf = b""',
+    '    while b"\\r\\n\\r\\n" not in buf: buf += s.recv(4096)',
+    '    head, _, rest = buf.partition(b"\\r\\n\\r\\n")',
+    '    status = head.split(b"\\r\\n")[0].decode()',
+    '    if " 200 " not in status: return status',
+    '    while not rest.endswith(b"\\n"): rest += s.recv(100)  # the server speaks first',
+    '    return rest.decode().strip()',
+    `print(via_proxy(${ok}))`,
+    `print(via_proxy(${no}))`,
+  ].join('\n');
+  try {
+    const list = await c.callTool({ name: 'list_environments', arguments: {} });
+    const py = list.structuredContent.environments.find((e) => e.name === 'python');
+    assert.deepEqual(py.allow_domains, [`127.0.0.1:${ok}`]);
+    assert.match(text(list), new RegExp(`network only to 127\\.0\\.0\\.1:${ok}`));
+
+    const r = await execute(c, { environment: 'python', code });
+    assert.equal(r.structuredContent.stdout, 'server-0\nHTTP/1.1 403 Forbidden\n', text(r));
+    const net1 = r.structuredContent.network;
+    assert.deepEqual(net1.map((d) => [d.host, d.port, d.protocol, d.allowed, d.count]),
+                     [['127.0.0.1', ok, 'connect', true, 1], ['127.0.0.1', no, 'connect', false, 1]]);
+    assert.match(text(r), new RegExp(`\\[network: blocked 127\\.0\\.0\\.1:${no};`));
+
+    // A session: each call reports its own attempts, not the ones before it.
+    const first = await execute(c, { environment: 'python', code, session: 'new' });
+    const sid = first.structuredContent.session;
+    assert.equal(first.structuredContent.network.length, 2, text(first));
+    const second = await execute(c, { environment: 'python', session: sid, code: `print(via_proxy(${ok}))` });
+    assert.equal(second.structuredContent.stdout, 'server-0\n', text(second));
+    assert.deepEqual(second.structuredContent.network.map((d) => [d.port, d.allowed]), [[ok, true]]);
+    assert.doesNotMatch(text(second), /network: blocked/);
+
+    // Environments without lists say nothing about the network.
+    const shell = await execute(c, { environment: 'shell', code: 'echo hi' });
+    assert.equal(shell.structuredContent.network, undefined);
+  } finally {
+    await c.close();
+    for (const s of servers) s.close();
   }
 });
 
