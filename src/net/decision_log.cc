@@ -6,8 +6,36 @@
 
 namespace paddock::net {
 
-void DecisionLog::record(const std::string& host, std::uint16_t port, const std::string& protocol,
-                         const Verdict& v) {
+std::string printable(std::string_view untrusted, std::size_t max) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < untrusted.size(); ++i) {
+    if (i == max) {
+      out += "...";
+      break;
+    }
+    auto c = static_cast<unsigned char>(untrusted[i]);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c < 0x20 || c >= 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+void DecisionLog::record(const std::string& raw_host, std::uint16_t port, const std::string& protocol,
+                         const Verdict& raw) {
+  const std::string host = printable(raw_host);
+  Verdict v = raw;
+  // The reason may quote the name; the suggestion is built from valid names only, but costs
+  // nothing to check.
+  v.reason = printable(raw.reason, 1024);
+  v.suggestion = printable(raw.suggestion, 1024);
   std::lock_guard lock(mu_);
   Key key{host, port, protocol, v.allowed};
   auto it = index_.find(key);

@@ -68,6 +68,16 @@ def op(spec):
             s = ctx.wrap_socket(raw, server_hostname=a[0])
             s.sendall(("GET / HTTP/1.0\r\nHost: %s\r\n\r\n" % a[0]).encode())
             return "tls " + s.makefile("rb").readline().decode().strip() + " " + s.version()
+        if kind == "badhost":  # a Host header of any bytes (hex) on the transparent listener
+            s = socket.create_connection((socket.gethostbyname("allowed.test"), 80), timeout=10)
+            s.sendall(b"GET / HTTP/1.1\r\nHost: " + bytes.fromhex(a[0]) + b"\r\n\r\n")
+            return "badhost " + head(s)
+        if kind == "badsocks":  # a SOCKS5 domain of any bytes (hex)
+            s = socket.create_connection(("127.0.0.1", 3128), timeout=10)
+            s.sendall(b"\x05\x01\x00"); s.recv(2)
+            n = bytes.fromhex(a[0])
+            s.sendall(b"\x05\x01\x00\x03" + bytes([len(n)]) + n + bytes([0, 80]))
+            return "socks-reply %d" % s.recv(10)[1]
         if kind == "wait":  # until the test creates the file a[0] (it has read the live log)
             import time
             for _ in range(400):
@@ -357,6 +367,37 @@ TEST_F(Net, NetLogHasEachDecisionWhileTheCommandRuns) {
   // In the project, the command could rewrite it: paddock says so.
   auto inside = client({"--net-log", world_->project + "/net.jsonl", "--allow-domain", "allowed.test"}, {});
   EXPECT_TRUE(ktest::contains(inside.err, "is writable inside the sandbox")) << inside.err;
+}
+
+// A name the sandbox sends (Host header, SNI, SOCKS5 domain) ends up in the footer on the
+// user's terminal, in the run report and the net log: control bytes must arrive escaped, never as
+// terminal escape sequences (colours, titles, OSC 52 clipboard writes).
+TEST_F(Net, NamesFromTheSandboxReachTheTerminalEscaped) {
+  ktest::TempDir outside;
+  const std::string report = outside.path() + "/report.json";
+  const std::string log = outside.path() + "/net.jsonl";
+  // "evil\x1b[31mRED\x1b]52;c;cHdzZWQ=\x07.test" and "x\x1b[2Jy\xff"
+  const std::string osc = "6576696c1b5b33316d5245441b5d35323b633b6348647a5a57513d072e74657374";
+  const std::string clear = "781b5b324a79ff";
+  auto p = client({"--report", report, "--net-log", log, "--allow-domain", "allowed.test",
+                   "--resolve", "allowed.test:127.0.0.1:1"},
+                  {"badhost:" + osc, "badsocks:" + clear, "fail"});
+  EXPECT_EQ(p.code, 3) << ktest::describe(p);
+  auto l = lines(p);
+  ASSERT_EQ(l.size(), 2u) << ktest::describe(p);
+  EXPECT_TRUE(ktest::contains(l[0], "badhost HTTP/1.1 403")) << l[0];
+  EXPECT_EQ(l[1], "socks-reply 2");
+  const std::string texts[] = {p.err, ktest::read_file(report), ktest::read_file(log)};
+  for (const std::string& t : texts) {
+    EXPECT_EQ(t.find('\x1b'), std::string::npos) << t;
+    EXPECT_EQ(t.find('\x07'), std::string::npos) << t;
+    EXPECT_EQ(t.find('\xff'), std::string::npos) << t;
+  }
+  EXPECT_TRUE(ktest::contains(p.err, "network: blocked evil\\x1b[31mRED\\x1b]52;c;cHdzZWQ=\\x07.test:80"))
+      << p.err;
+  EXPECT_TRUE(ktest::contains(p.err, "network: blocked x\\x1b[2Jy\\xff:80")) << p.err;
+  // In JSON the backslash is itself escaped.
+  EXPECT_TRUE(ktest::contains(ktest::read_file(log), "x\\\\x1b[2Jy\\\\xff")) << ktest::read_file(log);
 }
 
 }  // namespace
