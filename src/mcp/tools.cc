@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "engine/report.h"
 #include "net/host_rule.h"
 
 namespace paddock::mcp {
@@ -249,12 +250,12 @@ json execute_result(const ExecuteArgs& args, const ExecOutcome& o, const std::st
   if (o.network_filtered) {
     json network = json::array();
     for (const NetworkDecision& d : o.network) {
-      network.push_back({{"host", d.host}, {"port", d.port}, {"protocol", d.protocol},
-                         {"allowed", d.allowed}, {"count", d.count}, {"reason", d.reason}});
-      if (!d.allowed) {
-        std::string target = d.port == 0 ? d.host : net::join_host_port(d.host, d.port);
-        if (std::find(blocked.begin(), blocked.end(), target) == blocked.end()) blocked.push_back(target);
-      }
+      json j = network_decision_json(d);
+      j.erase("allow_with");  // a flag of paddock run; here the server's configuration decides
+      network.push_back(std::move(j));
+      std::string target = net::join_host_port(d.host, d.port);
+      if (!d.allowed && std::find(blocked.begin(), blocked.end(), target) == blocked.end())
+        blocked.push_back(std::move(target));
     }
     sc["network"] = std::move(network);
   }
