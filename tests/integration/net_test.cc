@@ -292,24 +292,25 @@ TEST_F(Net, WhyTakesTheTargetAsTheFooterWritesIt) {
     args.insert(args.end(), rules.begin(), rules.end());
     return world_->paddock(args);
   };
-  auto ok = why({"--host", "allowed.test:443"});
-  EXPECT_EQ(ok.code, 0) << ktest::describe(ok);
-  EXPECT_TRUE(ktest::contains(ok.out, "allowed.test:443: allowed")) << ok.out;
-  auto other_port = why({"--host", "allowed.test:80"});
-  EXPECT_EQ(other_port.code, 1) << ktest::describe(other_port);
-  EXPECT_TRUE(ktest::contains(other_port.out, "allowed.test:80: denied")) << other_port.out;
-  auto denied = why({"--host", "denied.test:80"});
-  EXPECT_EQ(denied.code, 1) << ktest::describe(denied);
-  EXPECT_TRUE(ktest::contains(denied.out, "to allow: --allow-domain denied.test")) << denied.out;
-  auto v6 = why({"--host", "[::1]:80"});
-  EXPECT_EQ(v6.code, 1) << ktest::describe(v6);
-  EXPECT_TRUE(ktest::contains(v6.out, "[::1]:80: denied")) << v6.out;
-  auto twice = why({"--host", "allowed.test:443", "--port", "80"});
-  EXPECT_EQ(twice.code, 2) << ktest::describe(twice);
-  EXPECT_TRUE(ktest::contains(twice.err, "names port 443 but --port says 80")) << twice.err;
-  auto bad = why({"--host", "allowed.test:99999"});
-  EXPECT_EQ(bad.code, 2) << ktest::describe(bad);
-  EXPECT_TRUE(ktest::contains(bad.err, "invalid port in \"allowed.test:99999\"")) << bad.err;
+  struct Case {
+    std::vector<std::string> args;
+    int code;
+    bool on_stderr;
+    std::string says;
+  };
+  const Case cases[] = {
+      {{"--host", "allowed.test:443"}, 0, false, "allowed.test:443: allowed"},
+      {{"--host", "allowed.test:80"}, 1, false, "allowed.test:80: denied"},
+      {{"--host", "denied.test:80"}, 1, false, "to allow: --allow-domain denied.test"},
+      {{"--host", "[::1]:80"}, 1, false, "[::1]:80: denied"},
+      {{"--host", "allowed.test:443", "--port", "80"}, 2, true, "names port 443 but --port says 80"},
+      {{"--host", "allowed.test:99999"}, 2, true, "invalid port in \"allowed.test:99999\""},
+  };
+  for (const auto& c : cases) {
+    auto p = why(c.args);
+    EXPECT_EQ(p.code, c.code) << c.args[1] << "\n" << ktest::describe(p);
+    EXPECT_TRUE(ktest::contains(c.on_stderr ? p.err : p.out, c.says)) << c.args[1] << "\n" << ktest::describe(p);
+  }
 }
 
 // --net-log: each decision is a JSON line in the file while the command still runs; the file is
