@@ -15,6 +15,7 @@
 #include "cli/net_flags.h"
 #include "cli/policy_flags.h"
 #include "engine/report.h"
+#include "net/decision_log.h"
 #include "paddock/sandbox.h"
 #include "paddock/why.h"
 #include "sys/unique_fd.h"
@@ -51,25 +52,35 @@ std::string utc_now() {
   return buf;
 }
 
-// --net-log FILE: every decision of the egress filter, one JSON line each, appended as it
-// happens (docs/network.md). The file is opened before the run; nothing in it is overwritten.
+// --net-log FILE: the egress filter's decisions as JSON lines, appended as they happen
+// (docs/network.md): each new target at once, its repeats at the 10th, 100th, ... time with the
+// count so far. The file is opened before the run; nothing in it is overwritten.
 Result<std::function<void(const NetworkDecision&)>> open_net_log(const std::string& path,
                                                                  const Policy& policy) {
   if (policy.network.mode != NetMode::Filtered) {
     return make_error("the network is not filtered, so there are no decisions to log", "--net-log " + path,
                       "add --allow-domain HOST (or --deny-domain HOST with --allow-net)");
   }
-  auto fd = std::make_shared<sys::UniqueFd>(
-      ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!*fd) return make_error(std::string("cannot open: ") + std::strerror(errno), "--net-log " + path);
-  return std::function<void(const NetworkDecision&)>([fd](const NetworkDecision& d) {
-    nlohmann::json j = network_decision_json(d);
-    j.erase("count");
+  struct Log {
+    sys::UniqueFd fd;
+    net::DecisionTally tally;  // bounded: a flood of new names cannot fill the disk line by line
+  };
+  auto log = std::make_shared<Log>();
+  log->fd.reset(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!log->fd) return make_error(std::string("cannot open: ") + std::strerror(errno), "--net-log " + path);
+  // Called one decision at a time (under the filter's log lock).
+  return std::function<void(const NetworkDecision&)>([log](const NetworkDecision& d) {
+    const NetworkDecision& line = log->tally.add(d);
+    // A target's 1st, 10th, 100th, ... decision: every new target at once, repeats log-spaced.
+    std::uint64_t c = line.count;
+    while (c % 10 == 0) c /= 10;
+    if (c != 1) return;
+    nlohmann::json j = network_decision_json(line);
     j["time"] = utc_now();
-    // A host name the sandbox sent (SNI, Host header) may be any bytes: never throw on them.
-    std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    // Names from the sandbox arrive escaped (net::printable); never throw on bytes anyway.
+    std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     // One write per line, O_APPEND: lines never interleave, even with another writer.
-    (void)!::write(fd->get(), line.data(), line.size());
+    (void)!::write(log->fd.get(), text.data(), text.size());
   });
 }
 
@@ -139,7 +150,14 @@ int do_run(const RunFlags& f) {
   }
   if (!f.no_diagnostics) {
     std::vector<std::string> extra = limit_footer_lines(*res);
-    for (const auto& h : res->denied_hosts) extra.push_back("network: blocked " + h);
+    // A program that tries thousands of names must not bury the footer: the first few, then a count.
+    constexpr std::size_t kFooterTargets = 10;
+    const auto& denied = res->denied_hosts;
+    for (std::size_t i = 0; i < denied.size() && i < kFooterTargets; ++i) extra.push_back("network: blocked " + denied[i]);
+    if (denied.size() > kFooterTargets) {
+      extra.push_back("network: " + std::to_string(denied.size() - kFooterTargets) +
+                      " more blocked targets; --report FILE or --net-log FILE lists them");
+    }
     print_prefixed(footer_lines(*res, *policy, extra));
   }
   return res->shell_code();

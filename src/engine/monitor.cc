@@ -19,6 +19,7 @@
 
 #include "engine/deferred_cleanup.h"
 #include "engine/pty.h"
+#include "net/host_rule.h"
 #include "sys/raw_io.h"
 #include "sys/syscalls.h"
 
@@ -513,7 +514,7 @@ Result<RunResult> Launch::wait() {
     for (const auto& d : egress->decisions()) {
       res.network.push_back(d);
       if (d.allowed) continue;
-      std::string line = d.host + (d.port ? ":" + std::to_string(d.port) : "") + " (" + d.protocol + ")";
+      std::string line = net::join_host_port(d.host, d.port) + " (" + d.protocol + ")";
       if (!d.allow_with.empty()) line += " — allow with " + d.allow_with;
       res.denied_hosts.push_back(line);
     }

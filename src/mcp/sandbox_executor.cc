@@ -17,6 +17,7 @@
 #include "mcp/timer.h"
 #include "mcp/warm_pool.h"
 #include "mcp/workspace.h"
+#include "net/decision_log.h"
 #include "net/domain_policy.h"
 #include "paddock/policy.h"
 #include "paddock/sandbox.h"
@@ -30,27 +31,23 @@ constexpr const char* kWorkspace = "/workspace";
 constexpr const char* kProject = "/project";
 
 // The egress filter's decisions since the last take(), aggregated by host, port, protocol and
-// verdict: what one call (or one call of a session) tried. Fed from the filter's threads.
+// verdict (at most kCallNetworkLines, the rest as "(other hosts)"): what one call (or one call
+// of a session) tried. Fed from the filter's threads.
+constexpr std::size_t kCallNetworkLines = 100;
 class CallNetwork {
  public:
   void add(const NetworkDecision& d) {
     std::lock_guard lock(mu_);
-    for (auto& s : seen_) {
-      if (s.host == d.host && s.port == d.port && s.protocol == d.protocol && s.allowed == d.allowed) {
-        s.count += d.count;
-        return;
-      }
-    }
-    seen_.push_back(d);
+    tally_.add(d);
   }
   std::vector<NetworkDecision> take() {
     std::lock_guard lock(mu_);
-    return std::exchange(seen_, {});
+    return tally_.take();
   }
 
  private:
   std::mutex mu_;
-  std::vector<NetworkDecision> seen_;
+  net::DecisionTally tally_{kCallNetworkLines};
 };
 
 // One sandbox for one call: started (warm: waiting for its code on stdin) or about to be.

@@ -1,6 +1,7 @@
 #include "net/decision_log.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "net/host_rule.h"
 
@@ -28,50 +29,63 @@ std::string printable(std::string_view untrusted, std::size_t max) {
   return out;
 }
 
-void DecisionLog::record(const std::string& raw_host, std::uint16_t port, const std::string& protocol,
-                         const Verdict& raw) {
-  const std::string host = printable(raw_host);
-  Verdict v = raw;
+const NetworkDecision& DecisionTally::add(const NetworkDecision& d) {
+  std::uint64_t n = d.count == 0 ? 1 : d.count;
+  auto it = index_.find(Key{d.host, d.port, d.protocol, d.allowed});
+  if (it == index_.end()) {
+    NetworkDecision line = d;
+    // Two overflow lines at most (allowed, denied) beyond the cap.
+    if (lines_.size() >= max_lines_) {
+      line.host = kOtherHosts;
+      line.port = 0;
+      line.protocol = "*";
+      line.reason = "more than " + std::to_string(max_lines_) +
+                    " distinct targets: the rest are counted here, not listed";
+      line.allow_with.clear();
+      it = index_.find(Key{line.host, line.port, line.protocol, line.allowed});
+    }
+    if (it == index_.end()) {
+      line.count = 0;
+      it = index_.emplace(Key{line.host, line.port, line.protocol, line.allowed}, lines_.size()).first;
+      lines_.push_back(std::move(line));
+    }
+  }
+  NetworkDecision& line = lines_[it->second];
+  line.count += n;
+  return line;
+}
+
+std::vector<NetworkDecision> DecisionTally::take() {
+  index_.clear();
+  return std::exchange(lines_, {});
+}
+
+void DecisionLog::record(const std::string& host, std::uint16_t port, const std::string& protocol,
+                         const Verdict& v) {
+  NetworkDecision d;
+  d.host = printable(host);
+  d.port = port;
+  d.protocol = protocol;
+  d.allowed = v.allowed;
   // The reason may quote the name; the suggestion is built from valid names only, but costs
   // nothing to check.
-  v.reason = printable(raw.reason, 1024);
-  v.suggestion = printable(raw.suggestion, 1024);
+  d.reason = printable(v.reason, 1024);
+  d.allow_with = printable(v.suggestion, 1024);
+  d.count = 1;
   std::lock_guard lock(mu_);
-  Key key{host, port, protocol, v.allowed};
-  auto it = index_.find(key);
-  DecisionRecord* r;
-  if (it == index_.end()) {
-    index_.emplace(key, records_.size());
-    DecisionRecord nr;
-    nr.host = host;
-    nr.port = port;
-    nr.protocol = protocol;
-    nr.allowed = v.allowed;
-    nr.reason = v.reason;
-    nr.allow_with = v.suggestion;
-    records_.push_back(std::move(nr));
-    r = &records_.back();
-  } else {
-    r = &records_[it->second];
-  }
-  ++r->count;
-  if (on_decision_) {
-    DecisionRecord event = *r;
-    event.reason = v.reason;
-    event.count = 1;
-    on_decision_(event);
-  }
+  tally_.add(d);
+  if (on_decision_) on_decision_(d);
 }
 
 std::vector<DecisionRecord> DecisionLog::records() const {
   std::lock_guard lock(mu_);
-  return records_;
+  return tally_.lines();
 }
 
 std::vector<std::string> DecisionLog::denied_targets() const {
   std::lock_guard lock(mu_);
   std::vector<std::string> out;
-  for (const auto& r : records_) {
+  for (const auto& r : tally_.lines()) {
     if (r.allowed) continue;
     std::string t = join_host_port(r.host, r.port);
     if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(std::move(t));

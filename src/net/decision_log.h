@@ -21,22 +21,44 @@ namespace paddock::net {
 // unchanged.
 std::string printable(std::string_view untrusted, std::size_t max = 255);
 
+// Decisions aggregated by host, port, protocol and verdict, in first-seen order, in at most
+// `max_lines` distinct lines: a program that tries ever new names (random DNS queries, say) must
+// not grow paddock's memory, the report or the footer without bound. Past the cap, new targets
+// are counted in one more line per verdict, host kOtherHosts. Not thread-safe.
+class DecisionTally {
+ public:
+  static constexpr std::size_t kMaxLines = 1024;
+  static constexpr const char* kOtherHosts = "(other hosts)";
+  explicit DecisionTally(std::size_t max_lines = kMaxLines) : max_lines_(max_lines) {}
+  // Counts `d` (d.count times, at least once); returns the line it was counted in.
+  const NetworkDecision& add(const NetworkDecision& d);
+  const std::vector<NetworkDecision>& lines() const { return lines_; }
+  // The lines so far; the tally starts again empty.
+  std::vector<NetworkDecision> take();
+
+ private:
+  using Key = std::tuple<std::string, std::uint16_t, std::string, bool>;
+  std::size_t max_lines_;
+  std::map<Key, std::size_t> index_;
+  std::vector<NetworkDecision> lines_;
+};
+
 class DecisionLog {
  public:
   // Set before any record(): called for each decision, under the log's lock (so serialised).
   // Hosts and reasons are recorded through printable(): they may carry what a sandboxed program
   // sent, and they end up on the user's terminal (the footer), in logs and in MCP results.
   void set_listener(std::function<void(const DecisionRecord&)> fn) { on_decision_ = std::move(fn); }
+  // Past DecisionTally::kMaxLines distinct targets, new ones are counted as "(other hosts)"; the
+  // listener still sees each decision as it is.
   void record(const std::string& host, std::uint16_t port, const std::string& protocol,
               const Verdict& v);
   std::vector<DecisionRecord> records() const;
   std::vector<std::string> denied_targets() const;
 
  private:
-  using Key = std::tuple<std::string, std::uint16_t, std::string, bool>;
   mutable std::mutex mu_;
-  std::map<Key, std::size_t> index_;
-  std::vector<DecisionRecord> records_;
+  DecisionTally tally_;
   std::function<void(const DecisionRecord&)> on_decision_;
 };
 

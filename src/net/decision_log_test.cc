@@ -44,5 +44,63 @@ TEST(DecisionLog, RecordsWhatTheSandboxSentEscaped) {
   EXPECT_EQ(seen[1].host, "ev\\x1bil");
 }
 
+NetworkDecision denied(std::string host, std::uint64_t count = 1) {
+  NetworkDecision d;
+  d.host = std::move(host);
+  d.port = 443;
+  d.protocol = "connect";
+  d.count = count;
+  return d;
+}
+
+TEST(DecisionTally, AggregatesInFirstSeenOrder) {
+  DecisionTally t;
+  t.add(denied("b.example"));
+  t.add(denied("a.example"));
+  EXPECT_EQ(t.add(denied("b.example", 3)).count, 4u);
+  auto allowed = denied("b.example");
+  allowed.allowed = true;
+  t.add(allowed);
+  ASSERT_EQ(t.lines().size(), 3u);
+  EXPECT_EQ(t.lines()[0].host, "b.example");
+  EXPECT_EQ(t.lines()[1].host, "a.example");
+  EXPECT_TRUE(t.lines()[2].allowed);
+  EXPECT_EQ(t.take().size(), 3u);
+  EXPECT_TRUE(t.lines().empty());
+  EXPECT_EQ(t.add(denied("b.example")).count, 1u) << "take() starts the counts again";
+}
+
+TEST(DecisionTally, NewTargetsPastTheCapAreCountedAsOtherHosts) {
+  DecisionTally t(3);
+  for (int i = 0; i < 10; ++i) t.add(denied("n" + std::to_string(i) + ".example"));
+  t.add(denied("n1.example"));  // a known target still counts on its own line
+  auto allowed = denied("ok.example");
+  allowed.allowed = true;
+  t.add(allowed);
+  ASSERT_EQ(t.lines().size(), 5u);
+  EXPECT_EQ(t.lines()[1].count, 2u);
+  EXPECT_EQ(t.lines()[3].host, DecisionTally::kOtherHosts);
+  EXPECT_FALSE(t.lines()[3].allowed);
+  EXPECT_EQ(t.lines()[3].count, 7u);
+  EXPECT_EQ(t.lines()[3].port, 0);
+  EXPECT_TRUE(t.lines()[3].allow_with.empty());
+  EXPECT_EQ(t.lines()[4].host, DecisionTally::kOtherHosts);
+  EXPECT_TRUE(t.lines()[4].allowed);
+}
+
+TEST(DecisionLog, StaysBoundedButTheListenerSeesEveryDecision) {
+  DecisionLog log;
+  std::size_t heard = 0;
+  log.set_listener([&](const NetworkDecision&) { ++heard; });
+  Verdict v;
+  const std::size_t n = DecisionTally::kMaxLines + 500;
+  for (std::size_t i = 0; i < n; ++i) log.record("h" + std::to_string(i) + ".example", 0, "dns", v);
+  EXPECT_EQ(heard, n);
+  auto r = log.records();
+  ASSERT_EQ(r.size(), DecisionTally::kMaxLines + 1);
+  EXPECT_EQ(r.back().count, 500u);
+  EXPECT_EQ(log.denied_targets().size(), DecisionTally::kMaxLines + 1);
+}
+
 }  // namespace
 }  // namespace paddock::net

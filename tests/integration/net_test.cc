@@ -78,6 +78,17 @@ def op(spec):
             n = bytes.fromhex(a[0])
             s.sendall(b"\x05\x01\x00\x03" + bytes([len(n)]) + n + bytes([0, 80]))
             return "socks-reply %d" % s.recv(10)[1]
+        if kind == "dnsflood":  # `rep` queries for one name, then `n` distinct names (UDP)
+            import struct
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.settimeout(5)
+            names = ["rep.denied.test"] * int(a[1]) + ["n%d.denied.test" % i for i in range(int(a[0]))]
+            for i, name in enumerate(names):
+                q = struct.pack(">HHHHHH", i & 0xffff, 0x0100, 1, 0, 0, 0)
+                q += b"".join(bytes([len(p)]) + p.encode() for p in name.split(".")) + b"\0\0\1\0\1"
+                s.sendto(q, ("127.0.0.1", 53))
+                s.recv(512)
+            return "flooded %d" % len(names)
         if kind == "wait":  # until the test creates the file a[0] (it has read the live log)
             import time
             for _ in range(400):
@@ -399,6 +410,43 @@ TEST_F(Net, NamesFromTheSandboxReachTheTerminalEscaped) {
   EXPECT_TRUE(ktest::contains(p.err, "network: blocked x\\x1b[2Jy\\xff:80")) << p.err;
   // In JSON the backslash is itself escaped.
   EXPECT_TRUE(ktest::contains(ktest::read_file(log), "x\\\\x1b[2Jy\\\\xff")) << ktest::read_file(log);
+}
+
+// A program that tries ever new names (here 1100 DNS queries for distinct denied names, after
+// 150 for one name) cannot grow paddock's memory, the report, the net log or the footer without
+// bound: at most 1024 targets are kept one by one, the rest are counted as "(other hosts)"; the
+// net log repeats a target only at its 10th, 100th, ... decision; the footer shows ten.
+TEST_F(Net, AFloodOfNamesStaysBounded) {
+  ktest::TempDir outside;
+  const std::string report = outside.path() + "/report.json";
+  const std::string log = outside.path() + "/net.jsonl";
+  auto p = client({"--report", report, "--net-log", log, "--allow-domain", "allowed.test",
+                   "--resolve", "allowed.test:127.0.0.1"},
+                  {"dnsflood:1100:150", "fail"});
+  EXPECT_EQ(p.code, 3) << ktest::describe(p);
+  EXPECT_EQ(lines(p), std::vector<std::string>{"flooded 1250"}) << ktest::describe(p);
+
+  auto r = nlohmann::json::parse(ktest::read_file(report), nullptr, false);
+  ASSERT_TRUE(r.is_object()) << ktest::read_file(report);
+  const auto& net = r["network"];
+  ASSERT_EQ(net.size(), 1025u);
+  EXPECT_EQ(net[0]["host"], "rep.denied.test");
+  EXPECT_EQ(net[0]["count"], 150);
+  EXPECT_EQ(net[1023]["host"], "n1022.denied.test");
+  EXPECT_EQ(net[1024]["host"], "(other hosts)");
+  EXPECT_EQ(net[1024]["count"], 77);
+
+  // rep: 1st, 10th, 100th; 1023 distinct names; the overflow line's 1st and 10th.
+  auto log_lines = ktest::split_lines(ktest::read_file(log));
+  EXPECT_EQ(log_lines.size(), 3u + 1023u + 2u);
+  auto last = nlohmann::json::parse(log_lines.back(), nullptr, false);
+  EXPECT_EQ(last["host"], "(other hosts)");
+  EXPECT_EQ(last["count"], 10);
+
+  std::size_t shown = 0;
+  for (const auto& line : ktest::split_lines(p.err)) shown += ktest::contains(line, "network: blocked ") ? 1 : 0;
+  EXPECT_EQ(shown, 10u) << p.err;
+  EXPECT_TRUE(ktest::contains(p.err, "network: 1015 more blocked targets")) << p.err;
 }
 
 }  // namespace
