@@ -38,6 +38,10 @@ FeatureProbe& host_features();
 // What `run` uses on its hot path; user namespaces are tried, not probed.
 const Features& quick_host_features();
 
+// PADDOCK_DANGER_DISABLE_NAMESPACES=1: `run` uses the Landlock + seccomp fallback, and the full
+// probe reports user namespaces as unavailable, so `doctor` says what `run` does.
+bool namespaces_disabled_by_env();
+
 // What `paddock run` will get on this host, in words: "namespaces + landlock(ABI 6) + seccomp".
 std::string describe_isolation(const Features& f);
 nlohmann::json to_json(const Features& f);

@@ -39,6 +39,7 @@ int do_doctor(bool json) {
     j["limits"] = nlohmann::json::object();
     for (const LimitReport& rep : limits)
       j["limits"][rep.name] = {{"enforced_by", rep.enforced_by}, {"weaker", rep.weaker}};
+    j["domain_allowlist"] = f.user_namespaces && f.proc_mount;
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
@@ -63,6 +64,10 @@ int do_doctor(bool json) {
     limits_weaker = limits_weaker || rep.weaker || rep.enforced_by == "not enforced";
   }
   std::printf("  resource limits:   %s\n", how.empty() ? "unknown" : how.c_str());
+  // The egress filter needs the sandbox's own network namespace (check_mode() refuses otherwise).
+  std::printf("  domain allowlist:  %s\n", f.user_namespaces && f.proc_mount
+                                               ? "yes (--allow-domain: own network namespace + egress filter)"
+                                               : "no — needs user namespaces; --allow-domain refuses to run");
   std::printf("\n`paddock run` will use: %s\n", describe_isolation(f).c_str());
   bool degraded = false;
   if (!(f.user_namespaces && f.proc_mount)) {

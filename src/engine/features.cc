@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <mutex>
@@ -156,6 +157,11 @@ Features probe_all() {
   std::string tiocsti = read_small("/proc/sys/dev/tty/legacy_tiocsti");
   f.tiocsti_legacy = tiocsti != "0";
   probe_userns(f);
+  if (namespaces_disabled_by_env() && f.user_namespaces) {
+    f.user_namespaces = false;
+    f.proc_mount = false;
+    f.userns_detail = "available, but disabled by PADDOCK_DANGER_DISABLE_NAMESPACES=1";
+  }
   return f;
 }
 
@@ -172,6 +178,11 @@ class HostProbe final : public FeatureProbe {
 };
 
 }  // namespace
+
+bool namespaces_disabled_by_env() {
+  const char* v = std::getenv("PADDOCK_DANGER_DISABLE_NAMESPACES");
+  return v && std::string(v) == "1";
+}
 
 FeatureProbe& host_features() {
   static HostProbe probe;

@@ -59,10 +59,7 @@ namespace {
 // User namespaces are tried, not probed; a failure is remembered for the process's lifetime.
 // PADDOCK_DANGER_DISABLE_NAMESPACES=1 forces the Landlock + seccomp fallback (for tests, and for
 // users who want to see what their Ubuntu colleagues get); paddock says so on every run.
-std::atomic<int> g_userns_broken{[] {
-  const char* v = getenv("PADDOCK_DANGER_DISABLE_NAMESPACES");
-  return v && std::string(v) == "1" ? 1 : 0;
-}()};
+std::atomic<int> g_userns_broken{namespaces_disabled_by_env() ? 1 : 0};
 
 int move_high(int fd) {
   if (fd < 0) return fd;

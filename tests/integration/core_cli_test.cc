@@ -115,6 +115,24 @@ TEST(CoreDoctor, TextAndJson) {
     weaker = weaker || doc["limits"][name]["weaker"].get<bool>() || by == "not enforced";
   }
   EXPECT_EQ(contains(t.out, "degraded: no writable cgroup"), weaker) << describe(t);
+  // Whether --allow-domain can work here, and `paddock run` agrees.
+  ASSERT_TRUE(doc.contains("domain_allowlist")) << j.out;
+  const bool allowlist = doc["domain_allowlist"].get<bool>();
+  EXPECT_EQ(allowlist, user_namespaces_work()) << j.out;
+  EXPECT_TRUE(contains(t.out, allowlist ? "domain allowlist:  yes" : "domain allowlist:  no")) << describe(t);
+  auto run = w.paddock({"run", "--allow-domain", "example.test", "--", "true"});
+  EXPECT_EQ(run.code == 0, allowlist) << describe(run);
+
+  // With the fallback forced, doctor says what run then does: no namespaces, no allowlist.
+  auto o = w.opts();
+  o.env["PADDOCK_DANGER_DISABLE_NAMESPACES"] = "1";
+  auto forced = w.paddock({"doctor"}, o);
+  EXPECT_TRUE(contains(forced.out, "disabled by PADDOCK_DANGER_DISABLE_NAMESPACES=1")) << describe(forced);
+  EXPECT_TRUE(contains(forced.out, "domain allowlist:  no")) << describe(forced);
+  EXPECT_TRUE(contains(forced.out, "degraded: no namespaces")) << describe(forced);
+  auto refused = w.paddock({"run", "--allow-domain", "example.test", "--", "true"}, o);
+  EXPECT_NE(refused.code, 0) << describe(refused);
+  EXPECT_TRUE(contains(refused.err, "a domain allowlist needs user namespaces")) << describe(refused);
 }
 
 TEST(CoreProfile, UserProfileAndExtends) {
