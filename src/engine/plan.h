@@ -112,7 +112,9 @@ struct Plan {
   int report_fd = -1;                 // write end of the report pipe (close-on-exec)
 
   // resource control
-  std::vector<int> cgroup_attach_fds;  // the child writes "0" into each (--exec)
+  // The child writes "0" into each first thing: the v1 "tasks" files (all of the run's cgroups
+  // with --exec).
+  std::vector<int> cgroup_attach_fds;
   // Or the parent attaches the child while it builds its mounts (a cgroup migration can wait
   // out an RCU grace period); the child reads one byte here before it may unshare its cgroup
   // namespace or start the command. EOF means the attach failed.

@@ -218,7 +218,9 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   plan.argv_storage = opts.argv;
   plan.envp_storage = env;
   plan.finalize_exec_arrays();
-  plan.cgroup_attach_fds = launch.resources->attach_fds();
+  // The child joins its cgroups itself: all of them with --exec (no parent left to attach it),
+  // else the v1 "tasks" files only (cgroup2 is joined at birth or by the parent's attach()).
+  plan.cgroup_attach_fds = plan.exec_in_place ? launch.resources->attach_fds() : launch.resources->self_attach_fds();
   plan.rlimits = launch.resources->rlimits();
   if (ns) {
     plan.cgroup_leave_fds = launch.resources->leave_fds();
@@ -289,10 +291,9 @@ Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOpt
     if (auto r = make_plan(*launch, plan, ns, host_env); !r) return std::move(r).take_error();
     if (auto r = setup_stdio(*launch, plan); !r) return std::move(r).take_error();
     // Cgroups: the child moves itself into the v1 hierarchies first thing, through their
-    // "tasks" files (no global lock, so no wait). cgroup2 it joins at birth (CLONE_INTO_CGROUP)
-    // or else through the parent's attach() while it builds its mounts; either way it waits for
-    // the parent's word before the command may start.
-    plan.cgroup_attach_fds = launch->resources->self_attach_fds();
+    // "tasks" files (plan.cgroup_attach_fds; no global lock, so no wait). cgroup2 it joins at
+    // birth (CLONE_INTO_CGROUP) or else through the parent's attach() while it builds its
+    // mounts; either way it waits for the parent's word before the command may start.
     const int into = launch->resources->clone_into_fd();
     sys::UniqueFd attach_go, attach_wait;
     if (into >= 0) {
