@@ -34,12 +34,14 @@ std::vector<LimitReport> limit_mechanisms(const Features& f) {
 int do_doctor(bool json) {
   const Features& f = host_features().get();
   const std::vector<LimitReport> limits = limit_mechanisms(f);
+  // The egress filter needs the sandbox's own network namespace (check_mode() refuses otherwise).
+  const bool allowlist = f.user_namespaces && f.proc_mount;
   if (json) {
     nlohmann::json j = to_json(f);
     j["limits"] = nlohmann::json::object();
     for (const LimitReport& rep : limits)
       j["limits"][rep.name] = {{"enforced_by", rep.enforced_by}, {"weaker", rep.weaker}};
-    j["domain_allowlist"] = f.user_namespaces && f.proc_mount;
+    j["domain_allowlist"] = allowlist;
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
@@ -64,8 +66,7 @@ int do_doctor(bool json) {
     limits_weaker = limits_weaker || rep.weaker || rep.enforced_by == "not enforced";
   }
   std::printf("  resource limits:   %s\n", how.empty() ? "unknown" : how.c_str());
-  // The egress filter needs the sandbox's own network namespace (check_mode() refuses otherwise).
-  std::printf("  domain allowlist:  %s\n", f.user_namespaces && f.proc_mount
+  std::printf("  domain allowlist:  %s\n", allowlist
                                                ? "yes (--allow-domain: own network namespace + egress filter)"
                                                : "no — needs user namespaces; --allow-domain refuses to run");
   std::printf("\n`paddock run` will use: %s\n", describe_isolation(f).c_str());
