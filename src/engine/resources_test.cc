@@ -87,6 +87,18 @@ const LimitReport* find(const std::vector<LimitReport>& v, const std::string& na
   return nullptr;
 }
 
+// After finish(), the report line `name` says what was asked for and how it was enforced.
+void expect_report(ResourceControl& rc, const std::string& name, const std::string& requested,
+                   const std::string& enforced_by, bool weaker) {
+  RunResult res;
+  rc.finish(res);
+  const LimitReport* r = find(res.limits, name);
+  ASSERT_NE(r, nullptr) << name;
+  EXPECT_EQ(r->requested, requested) << name;
+  EXPECT_EQ(r->enforced_by, enforced_by) << name;
+  EXPECT_EQ(r->weaker, weaker) << name;
+}
+
 bool has_rlimit(const ResourceControl& rc, int res, rlim_t value) {
   for (const RlimitSpec& r : rc.rlimits())
     if (r.resource == res && r.value.rlim_cur == value && r.value.rlim_max == value) return true;
@@ -168,13 +180,7 @@ TEST(ResourceFallback, MemoryFallsBackToAddressSpace) {
   EXPECT_TRUE(has_rlimit(**rc, RLIMIT_DATA, 256ull << 20));
   ASSERT_EQ((*rc)->warnings().size(), 1u);
   EXPECT_NE((*rc)->warnings()[0].find("RLIMIT_DATA"), std::string::npos);
-  RunResult res;
-  (*rc)->finish(res);
-  const LimitReport* m = find(res.limits, "memory");
-  ASSERT_NE(m, nullptr);
-  EXPECT_EQ(m->requested, "256M");
-  EXPECT_EQ(m->enforced_by, "rlimit RLIMIT_DATA");
-  EXPECT_TRUE(m->weaker);
+  expect_report(**rc, "memory", "256M", "rlimit RLIMIT_DATA", true);
 }
 
 TEST(ResourceFallback, PidsInAUserNamespaceUseNproc) {
@@ -219,13 +225,7 @@ TEST(ProcessCeiling, PidNamespaceGetsPidMax) {
   EXPECT_EQ((*rc)->pid_max(), kDefaultPidsCeiling + 1);
   EXPECT_TRUE((*rc)->attach_fds().empty()) << "no cgroup for the ceiling";
   EXPECT_TRUE((*rc)->warnings().empty());
-  RunResult res;
-  (*rc)->finish(res);
-  const LimitReport* c = find(res.limits, "pids-ceiling");
-  ASSERT_NE(c, nullptr);
-  EXPECT_EQ(c->requested, "4096 (built-in)");
-  EXPECT_EQ(c->enforced_by, "pid namespace pid_max");
-  EXPECT_FALSE(c->weaker);
+  expect_report(**rc, "pids-ceiling", "4096 (built-in)", "pid namespace pid_max", false);
 }
 
 TEST(ProcessCeiling, WithoutPidMaxFallsBackAndNeverRefuses) {

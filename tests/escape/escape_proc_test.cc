@@ -131,14 +131,14 @@ TEST(Escape, ProcSysWritesFail) {
   KTEST_REQUIRE_BINARIES();
   World w;
   std::string host_name = read_file("/proc/sys/kernel/hostname");
-  auto a = w.probe_run({"write", "/proc/sys/kernel/hostname", "pwned"});
-  EXPECT_TRUE(denied(a)) << describe(a);
-  auto b = w.probe_run({"write", "/proc/sys/vm/drop_caches", "3"});
-  EXPECT_TRUE(denied(b)) << describe(b);
-  auto c = w.probe_run({"write", "/proc/sys/kernel/core_pattern", "|/tmp/evil"});
-  EXPECT_TRUE(denied(c)) << describe(c);
-  auto d = w.probe_run({"write", "/proc/sysrq-trigger", "s"});
-  EXPECT_TRUE(denied(d)) << describe(d);
+  const std::pair<const char*, const char*> writes[] = {{"/proc/sys/kernel/hostname", "pwned"},
+                                                       {"/proc/sys/vm/drop_caches", "3"},
+                                                       {"/proc/sys/kernel/core_pattern", "|/tmp/evil"},
+                                                       {"/proc/sysrq-trigger", "s"}};
+  for (const auto& [path, value] : writes) {
+    auto r = w.probe_run({"write", path, value});
+    EXPECT_TRUE(denied(r)) << path << "\n" << describe(r);
+  }
   EXPECT_EQ(read_file("/proc/sys/kernel/hostname"), host_name);
   EXPECT_FALSE(contains(read_file("/proc/sys/kernel/core_pattern"), "/tmp/evil"));
 }
