@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "engine/report.h"
+#include "net/domain_policy.h"
 #include "net/host_rule.h"
 
 namespace paddock::mcp {
@@ -17,7 +18,9 @@ std::uint32_t max_timeout(const Config& cfg) {
   return m;
 }
 
-bool filtered(const Environment& env) { return !env.allow_domains.empty() || (env.network && !env.deny_domains.empty()); }
+bool filtered(const Environment& env) {
+  return net::domain_lists_filter(env.network, env.allow_domains, env.deny_domains);
+}
 
 std::string describe_network(const Environment& env) {
   if (filtered(env) && env.network) return fmt::format(", network except {}", fmt::join(env.deny_domains, ", "));

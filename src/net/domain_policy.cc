@@ -173,14 +173,16 @@ Result<HostDecision> explain_host(const NetworkPolicy& policy, std::string_view 
   return d;
 }
 
+bool domain_lists_filter(bool host_network, const std::vector<std::string>& allow,
+                         const std::vector<std::string>& deny) {
+  return (host_network && !deny.empty()) || !allow.empty();
+}
+
 void apply_domain_lists(PolicyBuilder& b, bool host_network, const std::vector<std::string>& allow,
                         const std::vector<std::string>& deny) {
-  if (host_network && !deny.empty()) {
+  if (domain_lists_filter(host_network, allow, deny)) {
     b.network(NetMode::Filtered);
-    b.allow_domain("*");
-    for (const auto& a : allow) b.allow_domain(a);
-  } else if (!allow.empty()) {
-    b.network(NetMode::Filtered);
+    if (host_network && !deny.empty()) b.allow_domain("*");
     for (const auto& a : allow) b.allow_domain(a);
   }
   for (const auto& d : deny) b.deny_domain(d);

@@ -91,6 +91,9 @@ Result<HostDecision> explain_host(const NetworkPolicy& policy, std::string_view 
 //   no list:                     nothing changes.
 void apply_domain_lists(PolicyBuilder& b, bool host_network, const std::vector<std::string>& allow,
                         const std::vector<std::string>& deny);
+// Whether apply_domain_lists() turns the egress filter on for these (the first two cases).
+bool domain_lists_filter(bool host_network, const std::vector<std::string>& allow,
+                         const std::vector<std::string>& deny);
 
 nlohmann::json to_json(const HostDecision& d);
 std::string to_text(const HostDecision& d);
