@@ -204,6 +204,24 @@ TEST_F(ServerTest, ToolsListHasSchemas) {
   EXPECT_NE((*exec)["description"].get<std::string>().find("no network"), std::string::npos);
 }
 
+// The model is told what network each environment has: none, only some hosts, or all but some.
+TEST_F(ServerTest, ToolDescriptionNamesEachEnvironmentsNetwork) {
+  Config cfg = test_config();
+  cfg.environments["python"].allow_domains = {"pypi.org", "*.pythonhosted.org"};
+  cfg.environments["shell"].network = true;
+  cfg.environments["shell"].deny_domains = {"evil.example"};
+  ServerOptions opts;
+  server = std::make_unique<Server>(cfg, fake, opts);
+  conn = server->connect();
+  initialize();
+  json r = request(1, "tools/list");
+  std::string description;
+  for (const auto& t : r["result"]["tools"])
+    if (t["name"] == "execute") description = t["description"].get<std::string>();
+  EXPECT_NE(description.find("network only to pypi.org, *.pythonhosted.org"), std::string::npos) << description;
+  EXPECT_NE(description.find("network except evil.example"), std::string::npos) << description;
+}
+
 TEST_F(ServerTest, ExecuteReturnsTextAndStructuredContent) {
   initialize();
   json r = call(1, {{"environment", "python"}, {"code", "print:2\n"}});
