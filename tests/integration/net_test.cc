@@ -38,6 +38,10 @@ def op(spec):
             h = head(s)
             if " 200 " not in h: return "refused " + h + " " + s.recv(500).decode().strip()
             s.sendall(b"ping"); return "echo " + s.recv(4).decode()
+        if kind == "connect6":  # CONNECT to an IPv6 literal, [::1]:port
+            s = socket.create_connection(("127.0.0.1", 3128), timeout=10)
+            s.sendall(("CONNECT [::1]:%s HTTP/1.1\r\n\r\n" % a[0]).encode())
+            return "connect6 " + head(s)
         if kind == "socks":
             s = socket.create_connection(("127.0.0.1", 3128), timeout=10)
             s.sendall(b"\x05\x01\x00"); s.recv(2)
@@ -154,10 +158,13 @@ TEST_F(Net, DeniedNamesAreRefusedAndNamedInTheFooter) {
   auto p = client({"--allow-domain", "allowed.test", "--allow-domain", "127.0.0.1",
                    "--resolve", "allowed.test:127.0.0.1", "--resolve", "denied.test:127.0.0.1"},
                   {"get:denied.test:" + port(web) + ":x", "connect:denied.test:" + port(echo),
-                   "socks:denied.test:" + port(echo), "plain:denied.test", "fail"});
+                   "socks:denied.test:" + port(echo), "plain:denied.test", "connect6:8080", "fail"});
   EXPECT_EQ(p.code, 3) << ktest::describe(p);
   auto l = lines(p);
-  ASSERT_EQ(l.size(), 4u) << ktest::describe(p);
+  ASSERT_EQ(l.size(), 5u) << ktest::describe(p);
+  EXPECT_TRUE(ktest::contains(l[4], "connect6 HTTP/1.1 403")) << l[4];
+  // An IPv6 target is written with brackets, as --allow-domain and why --host take it.
+  EXPECT_TRUE(ktest::contains(p.err, "network: blocked [::1]:8080 (connect)")) << ktest::describe(p);
   EXPECT_TRUE(ktest::contains(l[0], "http-error 403 [paddock] blocked by network policy: host denied.test")) << l[0];
   EXPECT_TRUE(ktest::contains(l[0], "--allow-domain denied.test")) << l[0];
   EXPECT_TRUE(ktest::contains(l[1], "refused HTTP/1.1 403")) << l[1];
