@@ -82,8 +82,7 @@ TEST(Seccomp, NamesTheIssueClasses) {
 }
 
 TEST(Seccomp, DocumentedInDocs) {
-  std::string here = __FILE__;  // .../src/engine/seccomp_policy_test.cc
-  std::ifstream in(here.substr(0, here.rfind("/src/engine/")) + "/docs/seccomp.md");
+  std::ifstream in(std::string(PADDOCK_SOURCE_DIR) + "/docs/seccomp.md");
   ASSERT_TRUE(in) << "docs/seccomp.md missing";
   std::stringstream ss;
   ss << in.rdbuf();

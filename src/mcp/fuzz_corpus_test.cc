@@ -14,7 +14,7 @@ namespace paddock::mcp {
 namespace {
 
 std::vector<std::string> load_corpus() {
-  auto dir = std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "tests" / "mcp" / "corpus";
+  auto dir = std::filesystem::path(PADDOCK_SOURCE_DIR) / "tests" / "mcp" / "corpus";
   std::vector<std::string> out;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {

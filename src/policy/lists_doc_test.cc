@@ -14,9 +14,7 @@ namespace paddock {
 namespace {
 
 std::string read_doc(const std::string& name) {
-  std::string here = __FILE__;  // .../src/policy/lists_doc_test.cc
-  std::string root = here.substr(0, here.rfind("/src/policy/"));
-  std::ifstream in(root + "/docs/" + name);
+  std::ifstream in(std::string(PADDOCK_SOURCE_DIR) + "/docs/" + name);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
