@@ -22,6 +22,7 @@
 #include "engine/plan_builder.h"
 #include "engine/pty.h"
 #include "engine/seccomp_policy.h"
+#include "net/proxy_env.h"
 #include "paddock/features.h"
 #include "paddock/sandbox.h"
 #include "paddock/why.h"
@@ -176,9 +177,12 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
       set_env(env, "PADDOCK_POLICY", fin.fallback_policy_file);
     }
   }
+  std::vector<std::string> env_warnings;
   if (launch.egress) {
     fin.resolv_conf = launch.egress->resolv_conf();
-    for (auto& [k, v] : launch.egress->environment()) set_env(env, k, v);
+    auto proxy = net::proxy_environment(launch.egress->environment(), env);
+    for (auto& [k, v] : proxy.set) set_env(env, k, v);
+    env_warnings = std::move(proxy.warnings);
     plan.listeners = launch.egress->listeners();
   }
   if (opts.cwd) set_env(env, "PWD", *opts.cwd);
@@ -190,6 +194,7 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   plan.remount_ro_at_end = std::move(fs->remount_ro_at_end);
   plan.landlock = std::move(fs->landlock);
   launch.warnings = fs->warnings;
+  launch.warnings.insert(launch.warnings.end(), env_warnings.begin(), env_warnings.end());
   if (!ns) {
     launch.warnings.insert(launch.warnings.begin(),
                            "user namespaces unavailable: running with Landlock + seccomp only (no private /proc "

@@ -105,11 +105,21 @@ void explain_virtual(const Policy& policy, const std::string& area, bool exists,
   d.rule_path = area;
   const std::string& p = d.path;
   if (area == "/tmp") {
+    // As HOME below: a host path under /tmp exists only on the host (issue 13, bug 3).
     d.origin = "private /tmp";
-    d.allowed = true;
     d.access = Access::ReadWrite;
-    d.reason = "/tmp is a private, empty tmpfs inside the sandbox; the host's /tmp is not visible "
-               "and what is written there is discarded at exit.";
+    if (p == area || !exists) {
+      d.allowed = true;
+      d.reason = p == area ? "/tmp is a private, empty tmpfs inside the sandbox; the host's /tmp is not "
+                             "visible and what is written there is discarded at exit."
+                           : "/tmp inside the sandbox is a private, empty tmpfs: no host file at " + p +
+                                 " is visible there; it can be created, but it is discarded at exit.";
+      return;
+    }
+    d.allowed = false;
+    d.reason = "/tmp inside the sandbox is a private, empty tmpfs: the host's " + p +
+               " is not visible there, and no rule binds it.";
+    d.suggestion = flag_for(d.op) + " " + display(policy, p);
     return;
   }
   if (area == "/dev") {

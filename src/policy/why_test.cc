@@ -17,7 +17,7 @@ std::shared_ptr<FakeFs> tree() {
   fs->file("/home/u/proj/.git/config").file("/home/u/proj/.envrc");
   fs->dir("/home/u/.ssh").file("/home/u/.ssh/id_ed25519").file("/home/u/.ssh/known_hosts");
   fs->dir("/home/u/docs").file("/home/u/docs/a.txt").dir("/home/u/out").file("/home/u/.bashrc");
-  fs->dir("/home/u/my docs").dir("/srv/data").dir("/tmp");
+  fs->dir("/home/u/my docs").dir("/srv/data").dir("/tmp").file("/tmp/tool/bin/run");
   return fs;
 }
 
@@ -168,6 +168,19 @@ TEST_F(WhyTest, PrivateAreas) {
   EXPECT_FALSE(why(broad, "/sys/kernel", Op::Read).allowed);
   EXPECT_TRUE(why(broad, "/srv/data", Op::Read).allowed);
   EXPECT_EQ(why(broad, "/tmp/x", Op::Read).kind, Decision::Kind::Virtual);
+}
+
+TEST_F(WhyTest, HostPathUnderTmpIsNotVisible) {
+  // The sandbox's /tmp is its own: a host file there cannot be run or read without a rule.
+  Policy p = build();
+  Decision run = why(p, "/tmp/tool/bin/run", Op::Exec);
+  EXPECT_FALSE(run.allowed);
+  EXPECT_EQ(run.kind, Decision::Kind::Virtual);
+  EXPECT_NE(run.reason.find("host's /tmp/tool/bin/run is not visible"), std::string::npos) << run.reason;
+  EXPECT_EQ(run.suggestion, "--read /tmp/tool/bin/run");
+  EXPECT_EQ(why(p, "/tmp/tool/bin/run", Op::Read).suggestion, "--read /tmp/tool/bin/run");
+  EXPECT_TRUE(why(p, "/tmp/new-file", Op::Write).allowed);  // nothing on the host: created privately
+  EXPECT_TRUE(why(p, "/tmp", Op::Write).allowed);
 }
 
 TEST_F(WhyTest, RuleOnHomeReplacesTheEmptyHome) {

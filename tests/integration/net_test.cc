@@ -457,3 +457,23 @@ TEST_F(Net, AFloodOfNamesStaysBounded) {
 }
 
 }  // namespace
+
+// Proxy variables the user passes with --env are never dropped silently (issue 13, bug 2): the
+// user's NO_PROXY entries are kept beside the filter's, and a user proxy the filter must replace
+// is named on stderr.
+TEST_F(Net, UserProxyVariablesAreMergedOrReplacedAndSaid) {
+  auto p = world_->paddock({"run", "--allow-domain", "allowed.test", "--env", "NO_PROXY=internal.test",
+                            "--env", "HTTP_PROXY=http://corp-proxy.test:8080", "--", "/bin/sh", "-c",
+                            "printf '%s|%s\\n' \"$NO_PROXY\" \"$HTTP_PROXY\""});
+  ASSERT_EQ(p.code, 0) << ktest::describe(p);
+  auto l = lines(p);
+  ASSERT_EQ(l.size(), 1u) << ktest::describe(p);
+  EXPECT_TRUE(ktest::contains(l[0], "internal.test,localhost,127.0.0.1")) << l[0];
+  EXPECT_TRUE(ktest::contains(l[0], "|http://127.0.0.1:")) << l[0];
+  EXPECT_TRUE(ktest::contains(p.err, "--env HTTP_PROXY=http://corp-proxy.test:8080 is replaced"))
+      << ktest::describe(p);
+  // Without user values nothing is said.
+  auto quiet = world_->paddock({"run", "--allow-domain", "allowed.test", "--", "/bin/true"});
+  ASSERT_EQ(quiet.code, 0) << ktest::describe(quiet);
+  EXPECT_FALSE(ktest::contains(quiet.err, "is replaced")) << ktest::describe(quiet);
+}
