@@ -170,6 +170,18 @@ Result<HostDecision> explain_host(const NetworkPolicy& policy, std::string_view 
       d.notes.push_back("no port given: the answer is for any port some rule allows");
     }
   }
+  if (policy.mode == NetMode::Filtered && canon && IpAddr::parse(*canon) && d.verdict.allowed) {
+    // A client that connects to the address itself (NO_PROXY, Node's fetch) meets the sandbox's
+    // transparent listeners, which exist only on 80, 443 and the ports rules name.
+    auto named = dp->named_ports();
+    bool listened = port == 80 || port == 443 || std::find(named.begin(), named.end(), port) != named.end();
+    if (!listened) {
+      std::string with_port = port != 0 ? join_host_port(*canon, port)
+                                        : (canon->find(':') != std::string::npos ? "[" + *canon + "]" : *canon) + ":PORT";
+      d.notes.push_back("clients that connect to " + *canon + " directly instead of through the proxy "
+                        "(NO_PROXY entries, Node's fetch) need the port in the rule: --allow-domain " + with_port);
+    }
+  }
   return d;
 }
 

@@ -239,3 +239,29 @@ TEST(Address, SpecialRanges) {
 
 }  // namespace
 }  // namespace paddock::net
+
+namespace paddock::net {
+namespace {
+// A direct connection to an address meets a transparent listener only on 80, 443 and named ports.
+TEST(ExplainHostNotes, AddressRuleWithoutThePortSaysDirectClientsNeedIt) {
+  NetworkPolicy np;
+  np.mode = NetMode::Filtered;
+  np.allow_domains = {"127.0.0.1", "::1"};
+  auto any = explain_host(np, "127.0.0.1", 0);
+  ASSERT_TRUE(any.ok());
+  bool said = false;
+  for (const auto& n : any->notes) said = said || n.find("--allow-domain 127.0.0.1:PORT") != std::string::npos;
+  EXPECT_TRUE(said);
+  auto v6 = explain_host(np, "::1", 11434);
+  ASSERT_TRUE(v6.ok());
+  said = false;
+  for (const auto& n : v6->notes) said = said || n.find("--allow-domain [::1]:11434") != std::string::npos;
+  EXPECT_TRUE(said);
+  np.allow_domains = {"127.0.0.1:11434"};
+  auto exact = explain_host(np, "127.0.0.1", 11434);
+  ASSERT_TRUE(exact.ok());
+  EXPECT_TRUE(exact->verdict.allowed);
+  for (const auto& n : exact->notes) EXPECT_EQ(n.find("directly"), std::string::npos) << n;
+}
+}  // namespace
+}  // namespace paddock::net

@@ -282,6 +282,11 @@ void handle_transparent(FilterCore& core, sys::UniqueFd client) {
     host = *mapped;
   } else if (claimed_canon && !NameMap::in_range(local)) {
     host = *claimed_canon;  // a client that connected to 127.0.0.1:80/443 itself
+  } else if (!NameMap::in_range(local)) {
+    // A client that connected to an address itself (NO_PROXY has 127.0.0.1; Node's fetch ignores
+    // proxies): the address is the target, decided as an IP literal, so only a rule naming that
+    // address (or a range holding it) lets it through, as through the proxy (issue 13, bug 1).
+    host = local.to_string();
   } else {
     Verdict v;
     v.why = Verdict::Why::NoRule;

@@ -55,6 +55,10 @@ def op(spec):
             s = socket.create_connection((addr, 80), timeout=10)
             s.sendall(("GET /t HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % a[0]).encode())
             return "plain " + head(s)
+        if kind == "direct":  # to an address itself, no proxy (NO_PROXY has 127.0.0.1; Node's fetch)
+            s = socket.create_connection((a[0], int(a[1])), timeout=10)
+            s.sendall(("GET /d HTTP/1.1\r\nHost: %s:%s\r\nConnection: close\r\n\r\n" % (a[0], a[1])).encode())
+            return "direct " + (head(s) or "reset")
         if kind == "banner":  # a server that speaks first (ssh-like), reached by name and port
             s = socket.create_connection((socket.gethostbyname(a[0]), int(a[1])), timeout=10)
             line = s.makefile("rb").readline().decode().strip()
@@ -476,4 +480,31 @@ TEST_F(Net, UserProxyVariablesAreMergedOrReplacedAndSaid) {
   auto quiet = world_->paddock({"run", "--allow-domain", "allowed.test", "--", "/bin/true"});
   ASSERT_EQ(quiet.code, 0) << ktest::describe(quiet);
   EXPECT_FALSE(ktest::contains(quiet.err, "is replaced")) << ktest::describe(quiet);
+}
+
+// A local model server on the host's loopback (Ollama, llama.cpp, vLLM): one address rule with its
+// port is enough for clients that connect directly, and the footer, `why` and the filter agree
+// (issue 13, bug 1). Without the rule the connection is refused and the footer names the flag.
+TEST_F(Net, AddressRuleWorksForDirectConnections) {
+  Server web(Server::http());
+  std::string target = "127.0.0.1:" + port(web);
+  auto ok = client({"--allow-domain", target}, {"direct:127.0.0.1:" + port(web)});
+  ASSERT_EQ(ok.code, 0) << ktest::describe(ok);
+  auto l = lines(ok);
+  ASSERT_EQ(l.size(), 1u) << ktest::describe(ok);
+  EXPECT_EQ(l[0], "direct HTTP/1.1 200 OK");
+  EXPECT_EQ(web.accepted(), 1);
+
+  // A rule for a name on that port opens the listener but not the address.
+  auto denied = client({"--allow-domain", "model.test:" + port(web)}, {"direct:127.0.0.1:" + port(web), "fail"});
+  l = lines(denied);
+  ASSERT_EQ(l.size(), 1u) << ktest::describe(denied);
+  EXPECT_NE(l[0], "direct HTTP/1.1 200 OK");
+  EXPECT_EQ(web.accepted(), 1);
+  EXPECT_TRUE(ktest::contains(denied.err, "blocked " + target + " (tcp)")) << ktest::describe(denied);
+  EXPECT_TRUE(ktest::contains(denied.err, "--allow-domain " + target)) << ktest::describe(denied);
+
+  auto why = world_->paddock({"why", "--host", target, "--allow-domain", target});
+  EXPECT_EQ(why.code, 0) << ktest::describe(why);
+  EXPECT_TRUE(ktest::contains(why.out, target + ": allowed")) << ktest::describe(why);
 }
