@@ -198,6 +198,8 @@ class PolicyBuilder {
   Result<Policy> build() const;
 
   const HostContext& context() const { return ctx_; }
+  // The network as set so far (a profile's, before flags change it).
+  const NetworkPolicy& network_policy() const { return network_; }
 
  private:
   struct PendingRule {

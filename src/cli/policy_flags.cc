@@ -33,7 +33,24 @@ Result<void> apply_policy_flags(const PolicyFlags& f, const HostContext& ctx, Po
     const char* flag = access == Access::ReadWrite ? "--allow " : access == Access::Read ? "--read " : "--write ";
     b.allow(p, access, {Origin::Kind::Flag, flag + p});
   }
-  if (f.allow_net) b.network(NetMode::Host);
+  if (f.allow_net) {
+    // As --allow-net with --allow-domain (net_flags.cc): a profile's allowlist and the whole host
+    // network cannot both be meant, and silently sharing everything (the host's loopback services
+    // included) is the surprise issue 13 saw with --profile pi.
+    const NetworkPolicy& np = b.network_policy();
+    if (np.mode == NetMode::Filtered && !np.allow_domains.empty()) {
+      std::string name = f.profile.empty() ? "default" : f.profile;
+      return make_error("profile " + name + " narrows the network to a list of " +
+                            std::to_string(np.allow_domains.size()) +
+                            " hosts, and --allow-net shares the whole host network (services on its "
+                            "loopback included)",
+                        "--allow-net",
+                        "to reach one more host, add --allow-domain HOST to the profile's list; for the "
+                        "whole network with this profile's other grants, write a profile with extends = \"" +
+                            name + "\" and [network] mode = \"on\"");
+    }
+    b.network(NetMode::Host);
+  }
   for (const auto& e : f.env) {
     auto eq = e.find('=');
     if (eq == std::string::npos) b.pass_env(e);

@@ -171,5 +171,27 @@ TEST(CoreProfile, BadKeyPositionAndNothingRun) {
   EXPECT_FALSE(exists(w.project + "/ran"));
 }
 
+// A profile's network allowlist and --allow-net are refused together, as --allow-domain and
+// --allow-net are: neither silently wins (issue 13, bug 5). A profile that says mode = "on" is the
+// explicit way, and --allow-domain adds to the list.
+TEST(CoreProfile, AllowNetOverAProfileAllowlistIsRefusedNotSilent) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  auto p = w.paddock({"run", "--profile", "pi", "--allow-net", "--", w.probe, "write", w.project + "/ran"});
+  EXPECT_EQ(p.code, 2) << describe(p);
+  EXPECT_TRUE(contains(p.err, "profile pi narrows the network to a list")) << describe(p);
+  EXPECT_TRUE(contains(p.err, "mode = \"on\"")) << describe(p);
+  EXPECT_FALSE(exists(w.project + "/ran"));
+  auto why = w.paddock({"why", "--profile", "pi", "--allow-net", "--host", "api.openai.com"});
+  EXPECT_EQ(why.code, 2) << describe(why);
+
+  write_file(w.home + "/.config/paddock/profiles/pinet.toml", "extends = \"pi\"\n[network]\nmode = \"on\"\n");
+  auto on = w.paddock({"why", "--profile", "pinet", "--host", "127.0.0.1:18080"});
+  EXPECT_EQ(on.code, 0) << describe(on);
+  auto added = w.paddock({"why", "--profile", "pi", "--allow-domain", "127.0.0.1:18080", "--host", "127.0.0.1:18080"});
+  EXPECT_EQ(added.code, 0) << describe(added);
+  EXPECT_TRUE(contains(added.out, "allowed")) << describe(added);
+}
+
 }  // namespace
 }  // namespace ktest
