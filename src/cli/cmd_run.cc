@@ -14,6 +14,7 @@
 #include "cli/limit_flags.h"
 #include "cli/net_flags.h"
 #include "cli/policy_flags.h"
+#include "policy/builtin_profiles.h"
 #include "engine/report.h"
 #include "net/decision_log.h"
 #include "paddock/sandbox.h"
@@ -91,7 +92,16 @@ int do_run(const RunFlags& f) {
     return 125;
   }
   PolicyBuilder builder(*ctx);
-  if (auto r = apply_policy_flags(f.policy, *ctx, builder); !r) {
+  PolicyFlags policy_flags = f.policy;
+  if (!policy_flags.profile_given && !f.command.empty()) {
+    // `paddock run -- claude` works on the first try: the agent's built-in profile (issue 13).
+    if (auto agent = agent_profile_for(f.command[0]); !agent.empty()) {
+      policy_flags.profile = std::string(agent);
+      std::fprintf(stderr, "[paddock] profile %s, picked for the command %s (--profile default opts out)\n",
+                   policy_flags.profile.c_str(), f.command[0].c_str());
+    }
+  }
+  if (auto r = apply_policy_flags(policy_flags, *ctx, builder); !r) {
     print_error(r.error());
     return 2;
   }

@@ -20,7 +20,10 @@ void add_policy_flags(CLI::App* cmd, PolicyFlags& f) {
   cmd->add_flag("--allow-net", f.allow_net, "Share the host network (default: no network)");
   one(cmd->add_option("--env", f.env, "Pass NAME from the environment, or set NAME=VALUE (repeatable)")
           ->type_name("NAME[=VALUE]"));
-  cmd->add_option("--profile", f.profile, "Profile NAME or FILE (default: default)")->type_name("NAME|FILE");
+  cmd->add_option("--profile", f.profile,
+                  "Profile NAME or FILE (default: the agent's own for claude, codex and pi; default otherwise)")
+      ->type_name("NAME|FILE")
+      ->each([&f](const std::string&) { f.profile_given = true; });
   cmd->add_flag("--require-namespaces", f.require_namespaces,
                 "Refuse to run when user namespaces are unavailable instead of falling back");
 }

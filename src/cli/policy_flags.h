@@ -16,6 +16,7 @@ struct PolicyFlags {
   std::vector<std::pair<Access, std::string>> rules;
   std::vector<std::string> allow, read, write, env;
   std::string profile = "default";
+  bool profile_given = false;  // --profile was on the command line (set by add_policy_flags)
   bool allow_net = false;
   bool require_namespaces = false;
 };

@@ -21,7 +21,8 @@ allow_if_exists = ["~/.claude", "~/.claude.json", "~/.config/claude"]
 [network]
 # Only the Anthropic API and login endpoints.
 mode = "filtered"
-allow = ["api.anthropic.com", "console.anthropic.com", "statsig.anthropic.com", "claude.ai"]
+allow = ["api.anthropic.com", "console.anthropic.com", "platform.claude.com", "statsig.anthropic.com",
+         "claude.ai"]
 
 [env]
 # API credentials and endpoint selection, passed only when set in the parent.
@@ -70,6 +71,15 @@ pass = ["ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY", "GEMINI_
 )"},
   };
   return profiles;
+}
+
+std::string_view agent_profile_for(std::string_view command) {
+  auto slash = command.rfind('/');
+  std::string_view name = slash == std::string_view::npos ? command : command.substr(slash + 1);
+  for (std::string_view agent : {"claude", "codex", "pi"}) {
+    if (name == agent && find_builtin_profile(agent) != nullptr) return agent;
+  }
+  return {};
 }
 
 const BuiltinProfile* find_builtin_profile(std::string_view name) {

@@ -193,5 +193,26 @@ TEST(CoreProfile, AllowNetOverAProfileAllowlistIsRefusedNotSilent) {
   EXPECT_TRUE(contains(added.out, "allowed")) << describe(added);
 }
 
+// `paddock run -- pi` picks the pi profile and says so in one line; --profile default opts out;
+// a command only named like an agent (pi-tool) does not pick it (issue 13).
+TEST(CoreProfile, AKnownAgentCommandPicksItsProfile) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  for (const char* name : {"pi", "pi-tool"}) {
+    write_file(w.project + "/bin/" + name, "#!/bin/sh\ntr , '\\n' < \"$PADDOCK_POLICY\" | grep '\"profile\"'\n", 0755);
+  }
+  auto picked = w.paddock({"run", "--", w.project + "/bin/pi"});
+  ASSERT_EQ(picked.code, 0) << describe(picked);
+  EXPECT_TRUE(contains(picked.out, "\"profile\": \"pi\"")) << describe(picked);
+  EXPECT_TRUE(contains(picked.err, "[paddock] profile pi, picked for the command")) << describe(picked);
+  auto opted_out = w.paddock({"run", "--profile", "default", "--", w.project + "/bin/pi"});
+  ASSERT_EQ(opted_out.code, 0) << describe(opted_out);
+  EXPECT_TRUE(contains(opted_out.out, "\"profile\": \"default\"")) << describe(opted_out);
+  EXPECT_FALSE(contains(opted_out.err, "picked for the command")) << describe(opted_out);
+  auto other = w.paddock({"run", "--", w.project + "/bin/pi-tool"});
+  ASSERT_EQ(other.code, 0) << describe(other);
+  EXPECT_TRUE(contains(other.out, "\"profile\": \"default\"")) << describe(other);
+}
+
 }  // namespace
 }  // namespace ktest
