@@ -486,8 +486,8 @@ Result<RunResult> Launch::wait() {
   }
   if (!hidden_command.empty() &&
       (res.status == RunResult::Status::NotFound || res.status == RunResult::Status::NotExecutable))
-    res.warnings.push_back(hidden_command + " exists on the host but the sandbox cannot see it; grant it with --read " +
-                           hidden_command + " (or its directory)");
+    res.warnings.push_back(hidden_command + " exists on the host but the sandbox cannot see it; grant it with " +
+                           hidden_command_grant);
   res.wall = std::chrono::steady_clock::now() - start_time;
   res.user_cpu_s = static_cast<double>(rusage_.ru_utime.tv_sec) + rusage_.ru_utime.tv_usec / 1e6;
   res.sys_cpu_s = static_cast<double>(rusage_.ru_stime.tv_sec) + rusage_.ru_stime.tv_usec / 1e6;

@@ -40,6 +40,7 @@ class Launch final : public Execution {
   std::vector<std::string> warnings;
   std::string exec_path;
   std::string hidden_command;  // found on the host's PATH but not visible inside
+  std::string hidden_command_grant;  // the flags that would show it (command_grant_flags)
   std::string isolation;
   bool namespaces = false;
   pid_t child_pid = -1;

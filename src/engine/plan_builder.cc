@@ -117,6 +117,13 @@ class Planner {
       }
       if (r.path == policy_.home) home_rule = true;
       if (r.path == "/tmp") tmp_rule = true;
+      if (!r.symlink_target.empty() && r.origin.kind != Origin::Kind::BuiltIn) {
+        // A path the user typed through a symlink (policy_builder.cc, 3b): a link to the canonical
+        // target, which its own rule binds. Absolute, since the typed path's parents may themselves
+        // have been links on the host.
+        add({MountOp::Kind::Symlink, r.symlink_target, in_new_root(r.path), r.path, "", true, false});
+        continue;
+      }
       if (S_ISLNK(st.st_mode)) {
         // System entries like /bin -> usr/bin are recreated as the same symlink.
         char target[PATH_MAX];

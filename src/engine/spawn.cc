@@ -26,6 +26,7 @@
 #include "paddock/features.h"
 #include "paddock/sandbox.h"
 #include "paddock/why.h"
+#include "policy/command_grant.h"
 #include "policy/policy_json.h"
 #include "sys/syscalls.h"
 
@@ -219,7 +220,10 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   plan.gid_map = std::to_string(gid) + " " + std::to_string(gid) + " 1\n";
   bool visible = false;
   plan.exec_path = find_in_path(opts.argv[0], env, policy, &visible);
-  if (!plan.exec_path.empty() && !visible) launch.hidden_command = plan.exec_path;
+  if (!plan.exec_path.empty() && !visible) {
+    launch.hidden_command = plan.exec_path;
+    launch.hidden_command_grant = command_grant_flags(plan.exec_path, policy.home, *real_fs());
+  }
   plan.argv_storage = opts.argv;
   plan.envp_storage = env;
   plan.finalize_exec_arrays();

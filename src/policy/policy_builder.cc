@@ -368,6 +368,11 @@ Result<Policy> PolicyBuilder::build() const {
 
   // 2. User rules (profile first, then flags, in the order given), resolved through the FsView.
   bool cwd_named = false;
+  struct TypedLink {
+    std::string typed, target;
+    PendingRule pending;
+  };
+  std::vector<TypedLink> typed_links;  // rules written through a symlink (see 3b)
   std::vector<Resolved> user_rules;
   for (const auto& pending : rules_) {
     std::string abs = absolute_path(pending.given, ctx_);
@@ -386,6 +391,7 @@ Result<Policy> PolicyBuilder::build() const {
     if (*c == p.cwd) cwd_named = true;
     user_rules.push_back(
         {PathRule{*c, pending.given, pending.access, pending.origin, pending.optional, {}}, true});
+    if (path::normalize(abs) != *c) typed_links.push_back({path::normalize(abs), *c, pending});
   }
 
   std::vector<SensitivePath> sensitive = sensitive_path_list(p.home);
@@ -427,6 +433,20 @@ Result<Policy> PolicyBuilder::build() const {
     put_rule(rules, {PathRule{p.cwd, ".", cwd_acc, cwd_origin_, false, {}}, cwd_explicit_});
   }
   for (auto& r : user_rules) put_rule(rules, std::move(r));
+
+  // 3b. A rule written through a symlink (an npm .bin launcher, an nvm shim, ~/.local/bin/x)
+  // binds the link's target; so that the name the user typed works too, the typed path is made a
+  // symlink to that target inside the sandbox when nothing else shows it there (issue 13, bug 4).
+  // It grants nothing: the target's own rule decides access. Never inside a sensitive path.
+  for (auto& l : typed_links) {
+    if (visible_through(rules, p.home, l.typed) != nullptr) continue;
+    const bool in_sensitive = std::any_of(sensitive.begin(), sensitive.end(), [&](const SensitivePath& d) {
+      return path::is_at_or_under(l.typed, d.path);
+    });
+    if (in_sensitive) continue;
+    put_rule(rules, {PathRule{l.typed, l.pending.given, l.pending.access, l.pending.origin, true, l.target},
+                     false});
+  }
 
   // The protected-path candidates (step 5), known now so the resolver sees every path at once.
   // (The entries are clean relative paths, so a join is already normal.)

@@ -214,5 +214,29 @@ TEST(CoreProfile, AKnownAgentCommandPicksItsProfile) {
   EXPECT_TRUE(contains(other.out, "\"profile\": \"default\"")) << describe(other);
 }
 
+// A launcher installed the npm way (~/.npm-global/bin/tool -> ../lib/node_modules/tool/bin/tool.sh)
+// works with the flags the warning suggests: the typed name exists inside and the script finds
+// its package (issue 13, bug 4). With namespaces and in the fallback.
+TEST(CoreProfile, SymlinkedLauncherWorksWithTheSuggestedFlags) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  const std::string pkg = w.home + "/.npm-global/lib/node_modules/tool";
+  const std::string link = w.home + "/.npm-global/bin/tool";
+  write_file(pkg + "/package.json", "{\"name\": \"tool\"}\n");
+  write_file(pkg + "/bin/tool.sh", "#!/bin/sh\ncat \"$(dirname \"$(readlink -f \"$0\")\")/../package.json\"\n", 0755);
+  make_dirs(w.home + "/.npm-global/bin");
+  ASSERT_EQ(::symlink("../lib/node_modules/tool/bin/tool.sh", link.c_str()), 0);
+  auto hidden = w.paddock({"run", "--", link});
+  EXPECT_NE(hidden.code, 0) << describe(hidden);
+  EXPECT_TRUE(contains(hidden.err, "grant it with --read " + link + " --read " + pkg)) << describe(hidden);
+  for (bool fallback : {false, true}) {
+    RunOpts o = w.opts();
+    if (fallback) o.env["PADDOCK_DANGER_DISABLE_NAMESPACES"] = "1";
+    auto ok = w.paddock({"run", "--read", link, "--read", pkg, "--", link}, o);
+    EXPECT_EQ(ok.code, 0) << (fallback ? "fallback: " : "namespaces: ") << describe(ok);
+    EXPECT_TRUE(contains(ok.out, "\"name\": \"tool\"")) << describe(ok);
+  }
+}
+
 }  // namespace
 }  // namespace ktest
