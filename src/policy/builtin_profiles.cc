@@ -69,6 +69,96 @@ pass = ["ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY", "GEMINI_
         "OPENROUTER_API_KEY", "XAI_API_KEY", "GROQ_API_KEY", "MISTRAL_API_KEY", "CEREBRAS_API_KEY",
         "COPILOT_GITHUB_TOKEN"]
 )"},
+      {"aider", R"(# aider (aider-chat).
+extends = "default"
+description = "aider: its caches and history in ~/.aider, the model providers' APIs"
+
+[filesystem]
+# Model metadata caches, analytics id, install record. No code runs from here.
+allow_if_exists = ["~/.aider"]
+# The user's aider settings; read-only, so a run cannot change what the next one does.
+read_if_exists = ["~/.aider.conf.yml", "~/.aider.model.settings.yml", "~/.aider.model.metadata.json"]
+
+[network]
+# The providers aider talks to most often. Copy this profile to shorten it to yours.
+mode = "filtered"
+allow = ["api.openai.com", "api.anthropic.com", "openrouter.ai", "generativelanguage.googleapis.com",
+         "api.deepseek.com", "api.groq.com", "api.mistral.ai", "api.x.ai"]
+
+[env]
+# Provider keys, passed only when set in the parent.
+pass = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY", "DEEPSEEK_API_KEY",
+        "GROQ_API_KEY", "MISTRAL_API_KEY", "XAI_API_KEY", "OPENAI_API_BASE", "AIDER_MODEL"]
+# The update check (pypi.org) and analytics would only be blocked; litellm's model price map is
+# read from the copy it ships instead of fetched.
+set = { AIDER_CHECK_UPDATE = "false", AIDER_ANALYTICS = "false", LITELLM_LOCAL_MODEL_COST_MAP = "True" }
+)"},
+      {"gemini", R"(# Gemini CLI (@google/gemini-cli).
+extends = "default"
+description = "Gemini CLI: its login and chat checkpoints in ~/.gemini, the Gemini APIs"
+
+[filesystem]
+# settings.json (MCP servers, hooks), extensions and commands run on the host later: read-only.
+read_if_exists = ["~/.gemini"]
+# Login tokens it refreshes, and its per-project chat history and checkpoints.
+allow_if_exists = ["~/.gemini/oauth_creds.json", "~/.gemini/google_accounts.json", "~/.gemini/tmp"]
+
+[network]
+# The Gemini API, Code Assist (Google-account login) and the token endpoint.
+mode = "filtered"
+allow = ["generativelanguage.googleapis.com", "cloudcode-pa.googleapis.com", "oauth2.googleapis.com"]
+
+[env]
+# API keys and project selection, passed only when set in the parent.
+pass = ["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_GENAI_USE_VERTEXAI", "GEMINI_MODEL"]
+)"},
+      {"opencode", R"(# opencode.
+extends = "default"
+description = "opencode: its logins and sessions in ~/.local/share/opencode, the model providers' APIs"
+
+[filesystem]
+# auth.json (provider logins), sessions and snapshots.
+allow_if_exists = ["~/.local/share/opencode", "~/.local/state/opencode"]
+# opencode.json (MCP servers, plugins) and the provider packages it installed run on the host
+# later: read-only, so a run cannot plant code there.
+read_if_exists = ["~/.config/opencode", "~/.cache/opencode"]
+
+[network]
+# The model catalogue, the npm registry it installs provider packages from, its own provider,
+# and the providers most used with it.
+mode = "filtered"
+allow = ["models.dev", "registry.npmjs.org", "opencode.ai", "api.anthropic.com", "api.openai.com",
+         "openrouter.ai", "generativelanguage.googleapis.com"]
+
+[env]
+# Provider keys, passed only when set in the parent.
+pass = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY", "OPENCODE_CONFIG"]
+# The self-update would only be blocked.
+set = { OPENCODE_DISABLE_AUTOUPDATE = "1" }
+)"},
+      {"goose", R"(# goose (Block's goose CLI).
+extends = "default"
+description = "goose: its sessions and logs, the model providers' APIs"
+
+[filesystem]
+# Sessions and logs.
+allow_if_exists = ["~/.local/share/goose", "~/.local/state/goose"]
+# config.yaml names extensions: commands the host runs later. Read-only.
+read_if_exists = ["~/.config/goose"]
+
+[network]
+# The providers goose talks to most often.
+mode = "filtered"
+allow = ["api.anthropic.com", "api.openai.com", "openrouter.ai", "generativelanguage.googleapis.com",
+         "api.groq.com"]
+
+[env]
+# Provider selection and keys, passed only when set in the parent.
+pass = ["GOOSE_PROVIDER", "GOOSE_MODEL", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY",
+        "GOOGLE_API_KEY", "GROQ_API_KEY"]
+# No desktop keyring is reachable from inside: keys come from the environment or secrets.yaml.
+set = { GOOSE_DISABLE_KEYRING = "1" }
+)"},
   };
   return profiles;
 }
@@ -76,7 +166,7 @@ pass = ["ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY", "GEMINI_
 std::string_view agent_profile_for(std::string_view command) {
   auto slash = command.rfind('/');
   std::string_view name = slash == std::string_view::npos ? command : command.substr(slash + 1);
-  for (std::string_view agent : {"claude", "codex", "pi"}) {
+  for (std::string_view agent : {"claude", "codex", "pi", "aider", "gemini", "opencode", "goose"}) {
     if (name == agent && find_builtin_profile(agent) != nullptr) return agent;
   }
   return {};

@@ -24,3 +24,62 @@ TEST(AgentProfile, ClaudeReachesItsLoginPlatform) {
 
 }  // namespace
 }  // namespace paddock
+
+#include <memory>
+
+#include "paddock/profile.h"
+#include "policy/fake_fs.h"
+
+namespace paddock {
+namespace {
+
+struct Grant {
+  const char* path;
+  Access access;
+};
+
+// Each agent profile, with every path it names present: each path is granted as its line says,
+// the network is filtered, and nothing else in HOME becomes visible.
+TEST(AgentProfile, EveryPathResolvesWithItsAccess) {
+  const std::vector<std::pair<const char*, std::vector<Grant>>> table = {
+      {"aider", {{"/home/u/.aider", Access::ReadWrite}, {"/home/u/.aider.conf.yml", Access::Read}}},
+      {"gemini", {{"/home/u/.gemini", Access::Read}, {"/home/u/.gemini/tmp", Access::ReadWrite},
+                  {"/home/u/.gemini/oauth_creds.json", Access::ReadWrite}}},
+      {"opencode", {{"/home/u/.local/share/opencode", Access::ReadWrite}, {"/home/u/.config/opencode", Access::Read},
+                    {"/home/u/.cache/opencode", Access::Read}}},
+      {"goose", {{"/home/u/.local/share/goose", Access::ReadWrite}, {"/home/u/.local/state/goose", Access::ReadWrite},
+                 {"/home/u/.config/goose", Access::Read}}},
+  };
+  for (const auto& [name, grants] : table) {
+    auto fs = std::make_shared<FakeFs>();
+    fs->dir("/usr/bin").dir("/etc").dir("/home/u/proj").dir("/home/u/.ssh");
+    for (const auto& g : grants) {
+      std::string p = g.path;
+      if (p.find(".json") != std::string::npos || p.find(".yml") != std::string::npos) fs->file(p);
+      else fs->dir(p);
+    }
+    HostContext ctx;
+    ctx.cwd = "/home/u/proj";
+    ctx.home = "/home/u";
+    ctx.user = "u";
+    ctx.fs = fs;
+    PolicyBuilder b(ctx);
+    auto src = find_profile(name, ctx);
+    ASSERT_TRUE(src.ok()) << name;
+    ASSERT_TRUE(apply_profile(*src, b, ctx).ok()) << name;
+    auto p = b.build();
+    ASSERT_TRUE(p.ok()) << name << ": " << p.error().describe();
+    EXPECT_EQ(p->network.mode, NetMode::Filtered) << name;
+    EXPECT_FALSE(p->network.allow_domains.empty()) << name;
+    for (const auto& g : grants) {
+      const PathRule* r = p->find_rule(g.path);
+      ASSERT_NE(r, nullptr) << name << ": " << g.path;
+      EXPECT_EQ(r->access, g.access) << name << ": " << g.path;
+    }
+    EXPECT_EQ(p->find_rule("/home/u/.ssh"), nullptr) << name;
+    EXPECT_EQ(agent_profile_for(name), name);
+  }
+}
+
+}  // namespace
+}  // namespace paddock

@@ -150,7 +150,7 @@ TEST_F(ProfileTest, UnknownProfileListsAvailableOnes) {
   write("mine", "");
   auto r = find_profile("nope", ctx_);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(shown(r.error()), "unknown profile \"nope\" (available: claude, codex, default, mine, pi (user profiles live in " +
+  EXPECT_EQ(shown(r.error()), "unknown profile \"nope\" (available: aider, claude, codex, default, gemini, goose, mine, opencode, pi (user profiles live in " +
                                   dir_ + "/config/paddock/profiles))");
 }
 
