@@ -178,6 +178,16 @@ class PolicyBuilder {
   PolicyBuilder& allow_optional(std::string_view path, Access access, Origin origin);
   // The cwd's access (default ReadWrite). Access::None leaves the cwd out of the policy.
   PolicyBuilder& cwd_access(Access access, Origin origin = {Origin::Kind::Cwd, "current directory"});
+  // A directory under HOME that the run creates (mode 0700, with its missing parents) before the
+  // policy is built, when it is missing: an agent's state directory, so that its login and trust
+  // decisions persist across runs (a profile's [filesystem] create). It grants nothing; the
+  // profile's rules do. Only `paddock run` creates (create_state_dirs); `why` does not.
+  PolicyBuilder& create_dir(std::string_view path, Origin origin);
+  struct DirToCreate {
+    std::string path;  // absolute, lexically normal
+    Origin origin;
+  };
+  std::vector<DirToCreate> dirs_to_create() const;
   // Leave out the built-in system paths (/usr, /etc, ...). For tests and special profiles only.
   PolicyBuilder& no_system_defaults();
   PolicyBuilder& network(NetMode mode);
@@ -210,6 +220,7 @@ class PolicyBuilder {
   };
   HostContext ctx_;
   std::vector<PendingRule> rules_;
+  std::vector<PendingRule> create_;
   std::optional<Access> cwd_access_;
   Origin cwd_origin_{Origin::Kind::Cwd, "current directory"};
   bool cwd_explicit_ = false;

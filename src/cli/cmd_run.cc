@@ -19,6 +19,7 @@
 #include "net/decision_log.h"
 #include "paddock/sandbox.h"
 #include "paddock/why.h"
+#include "sys/state_dir.h"
 #include "sys/unique_fd.h"
 
 namespace paddock::cli {
@@ -104,6 +105,18 @@ int do_run(const RunFlags& f) {
   if (auto r = apply_policy_flags(policy_flags, *ctx, builder); !r) {
     print_error(r.error());
     return 2;
+  }
+  // An agent profile's state directories (a profile's [filesystem] create), so that logins and
+  // trust decisions made inside persist: created here, at the edge, before the policy resolves.
+  for (const auto& d : builder.dirs_to_create()) {
+    auto made = sys::make_dir_under(ctx->home, d.path, 0700);
+    if (!made) {
+      Error e = made.error();
+      e.where = d.origin.detail + ": " + e.where;
+      print_error(e);
+      return 2;
+    }
+    if (*made) std::fprintf(stderr, "[paddock] created %s (%s)\n", d.path.c_str(), d.origin.detail.c_str());
   }
   if (auto r = apply_limit_flags(f.limits, builder); !r) {
     print_error(r.error());

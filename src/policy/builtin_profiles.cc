@@ -17,6 +17,8 @@ description = "Claude Code: its settings and sessions in HOME, the Anthropic API
 [filesystem]
 # Settings, credentials, session history and the project list Claude Code keeps in HOME.
 allow_if_exists = ["~/.claude", "~/.claude.json", "~/.config/claude"]
+# Created before the first run, so that the login made inside is kept.
+create = ["~/.claude"]
 
 [network]
 # Only the Anthropic API and login endpoints.
@@ -35,6 +37,8 @@ description = "Codex CLI: its settings and sessions in HOME, the OpenAI API"
 [filesystem]
 # Settings, login and session history Codex keeps in HOME.
 allow_if_exists = ["~/.codex"]
+# Created before the first run, so that the login made inside is kept.
+create = ["~/.codex"]
 
 [network]
 # Only the OpenAI API and login endpoints.
@@ -52,6 +56,8 @@ description = "pi: its settings, sessions and logins in ~/.pi, the model provide
 [filesystem]
 # settings.json, auth.json (provider logins), sessions, extensions and skills.
 allow_if_exists = ["~/.pi"]
+# Created before the first run, so that logins made inside are kept.
+create = ["~/.pi/agent"]
 
 [network]
 # The providers pi talks to out of the box, and their login endpoints. To keep only yours, copy
@@ -76,6 +82,7 @@ description = "aider: its caches and history in ~/.aider, the model providers' A
 [filesystem]
 # Model metadata caches, analytics id, install record. No code runs from here.
 allow_if_exists = ["~/.aider"]
+create = ["~/.aider"]
 # The user's aider settings; read-only, so a run cannot change what the next one does.
 read_if_exists = ["~/.aider.conf.yml", "~/.aider.model.settings.yml", "~/.aider.model.metadata.json"]
 
@@ -119,6 +126,8 @@ description = "opencode: its logins and sessions in ~/.local/share/opencode, the
 [filesystem]
 # auth.json (provider logins), sessions and snapshots.
 allow_if_exists = ["~/.local/share/opencode", "~/.local/state/opencode"]
+# Created before the first run, so that logins made inside are kept.
+create = ["~/.local/share/opencode"]
 # opencode.json (MCP servers, plugins) and the provider packages it installed run on the host
 # later: read-only, so a run cannot plant code there.
 read_if_exists = ["~/.config/opencode", "~/.cache/opencode"]
@@ -143,6 +152,7 @@ description = "goose: its sessions and logs, the model providers' APIs"
 [filesystem]
 # Sessions and logs.
 allow_if_exists = ["~/.local/share/goose", "~/.local/state/goose"]
+create = ["~/.local/share/goose"]
 # config.yaml names extensions: commands the host runs later. Read-only.
 read_if_exists = ["~/.config/goose"]
 

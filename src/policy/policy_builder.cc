@@ -208,6 +208,18 @@ PolicyBuilder& PolicyBuilder::allow_optional(std::string_view p, Access access, 
   return *this;
 }
 
+PolicyBuilder& PolicyBuilder::create_dir(std::string_view p, Origin origin) {
+  if (p.empty()) return fail(make_error("empty path", origin.detail));
+  create_.push_back({std::string(p), Access::None, std::move(origin), true});
+  return *this;
+}
+
+std::vector<PolicyBuilder::DirToCreate> PolicyBuilder::dirs_to_create() const {
+  std::vector<DirToCreate> out;
+  for (const auto& c : create_) out.push_back({path::normalize(absolute_path(c.given, ctx_)), c.origin});
+  return out;
+}
+
 PolicyBuilder& PolicyBuilder::cwd_access(Access access, Origin origin) {
   cwd_access_ = access;
   cwd_origin_ = std::move(origin);

@@ -23,7 +23,7 @@ constexpr int kMaxExtendsDepth = 16;
 const std::vector<std::string> kTopKeys = {"extends", "description", "filesystem", "network",
                                            "env",     "limits",      "sandbox"};
 const std::vector<std::string> kFilesystemKeys = {
-    "allow", "read", "write", "allow_if_exists", "read_if_exists", "write_if_exists", "cwd"};
+    "allow", "read", "write", "allow_if_exists", "read_if_exists", "write_if_exists", "create", "cwd"};
 const std::vector<std::string> kNetworkKeys = {"mode", "allow", "deny"};
 const std::vector<std::string> kEnvKeys = {"pass", "set"};
 const std::vector<std::string> kLimitsKeys = {"memory",   "pids",          "cpu",
@@ -208,6 +208,18 @@ class ProfileReader {
         } else {
           b_.allow(p, l.access, origin);
         }
+      }
+    }
+    if (auto items = strings(t, "filesystem", "create")) {
+      const toml::array& arr = *t.get("create")->as_array();
+      for (std::size_t i = 0; i < items->size(); ++i) {
+        const auto& [p, pos] = (*items)[i];
+        // Only the user's own state directories: "~/x" (nothing above HOME, no "..").
+        if (p.size() < 3 || p.compare(0, 2, "~/") != 0 || p.find("..") != std::string::npos) {
+          fail(*arr.get(i), "[filesystem] create takes directories under HOME, written \"~/NAME\" (got \"" + p + "\")");
+          return;
+        }
+        b_.create_dir(p, {Origin::Kind::Profile, pos});
       }
     }
     if (const toml::node* n = t.get("cwd")) {

@@ -1,5 +1,6 @@
 // Kernel tests of the CLI around run: the policy readable inside, `paddock why` (inside and out),
 // `paddock doctor`, and profiles (user profiles, extends, errors with positions).
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -236,6 +237,33 @@ TEST(CoreProfile, SymlinkedLauncherWorksWithTheSuggestedFlags) {
     EXPECT_EQ(ok.code, 0) << (fallback ? "fallback: " : "namespaces: ") << describe(ok);
     EXPECT_TRUE(contains(ok.out, "\"name\": \"tool\"")) << describe(ok);
   }
+}
+
+// An agent's state directory is created before its first run, so a login made inside persists
+// (issue 13); a symlink planted where it would be is refused, never followed.
+TEST(CoreProfile, AgentStateDirectoryIsCreatedAndKept) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  auto first = w.paddock({"run", "--profile", "codex", "--", "/bin/sh", "-c", "echo token > ~/.codex/auth.json"});
+  ASSERT_EQ(first.code, 0) << describe(first);
+  EXPECT_TRUE(contains(first.err, "[paddock] created " + w.home + "/.codex")) << describe(first);
+  EXPECT_EQ(read_file(w.home + "/.codex/auth.json"), "token\n");
+  struct stat st {};
+  ASSERT_EQ(::stat((w.home + "/.codex").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  auto second = w.paddock({"run", "--profile", "codex", "--", "/bin/cat", w.home + "/.codex/auth.json"});
+  ASSERT_EQ(second.code, 0) << describe(second);
+  EXPECT_EQ(second.out, "token\n");
+  EXPECT_FALSE(contains(second.err, "created")) << describe(second);
+
+  World w2;
+  TempDir elsewhere;
+  ASSERT_EQ(::symlink(elsewhere.path().c_str(), (w2.home + "/.claude").c_str()), 0);
+  write_file(w2.home + "/.config/paddock/profiles/c.toml", "[filesystem]\ncreate = [\"~/.claude/sub\"]\n");
+  auto planted = w2.paddock({"run", "--profile", "c", "--", "/bin/true"});
+  EXPECT_EQ(planted.code, 2) << describe(planted);
+  EXPECT_TRUE(contains(planted.err, "c.toml:2:")) << describe(planted);
+  EXPECT_FALSE(exists(elsewhere.path() + "/sub"));
 }
 
 }  // namespace
