@@ -178,6 +178,10 @@ class PolicyBuilder {
   PolicyBuilder& allow_optional(std::string_view path, Access access, Origin origin);
   // The cwd's access (default ReadWrite). Access::None leaves the cwd out of the policy.
   PolicyBuilder& cwd_access(Access access, Origin origin = {Origin::Kind::Cwd, "current directory"});
+  // A profile file this policy was read from (the profile and each file it extends). build()
+  // refuses one the sandbox of this very policy could write, directly or through any directory
+  // or symlink on its path: the sandbox must not be able to choose the next run's policy.
+  PolicyBuilder& profile_file(std::string_view path, std::string_view where);
   // A directory under HOME that the run creates (mode 0700, with its missing parents) before the
   // policy is built, when it is missing: an agent's state directory, so that its login and trust
   // decisions persist across runs (a profile's [filesystem] create). It grants nothing; the
@@ -221,6 +225,7 @@ class PolicyBuilder {
   HostContext ctx_;
   std::vector<PendingRule> rules_;
   std::vector<PendingRule> create_;
+  std::vector<std::pair<std::string, std::string>> profile_files_;  // path, where
   std::optional<Access> cwd_access_;
   Origin cwd_origin_{Origin::Kind::Cwd, "current directory"};
   bool cwd_explicit_ = false;

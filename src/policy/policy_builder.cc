@@ -208,6 +208,11 @@ PolicyBuilder& PolicyBuilder::allow_optional(std::string_view p, Access access, 
   return *this;
 }
 
+PolicyBuilder& PolicyBuilder::profile_file(std::string_view path, std::string_view where) {
+  profile_files_.emplace_back(std::string(path), std::string(where));
+  return *this;
+}
+
 PolicyBuilder& PolicyBuilder::create_dir(std::string_view p, Origin origin) {
   if (p.empty()) return fail(make_error("empty path", origin.detail));
   create_.push_back({std::string(p), Access::None, std::move(origin), true});
@@ -544,6 +549,25 @@ Result<Policy> PolicyBuilder::build() const {
   for (const auto& d : absent_writable_denied) {
     if (!seen.insert(d.path).second) continue;
     p.protected_paths.push_back({d.path, d.reason + "; absent, watched", false});
+  }
+
+  // 6. The profiles this policy came from must lie where its sandbox cannot write (issue 18):
+  // neither the file nor any directory or symlink on its path, as written or resolved, may be
+  // under a writable rule, or the sandbox could rewrite (or swap) the next run's policy.
+  for (const auto& [file, where] : profile_files_) {
+    for (std::string a = path::normalize(file);; a = path::parent(a)) {
+      auto real = fs.canonical(a);
+      for (const std::string* form : {&a, real ? &*real : nullptr}) {
+        if (form == nullptr) continue;
+        const Resolved* r = deepest_rule(rules, *form);
+        if (r == nullptr || !grants(r->rule.access, Access::Write)) continue;
+        if (visible_through(rules, p.home, *form) == nullptr) continue;  // in a sandbox-private area
+        return make_error(file + ": the sandbox of this run could change this profile (" + *form +
+                              " is writable through " + r->rule.origin.detail + ")",
+                          where, "keep profiles where runs cannot write, e.g. " + path::join(p.home, ".config/paddock/profiles/"));
+      }
+      if (a == "/") break;
+    }
   }
 
   p.paths.reserve(rules.size());

@@ -3,6 +3,9 @@
 #include "paddock/profile.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -12,9 +15,12 @@
 
 #include "policy/builtin_profiles.h"
 #include "policy/path_util.h"
+#include "sys/unique_fd.h"
 
 namespace paddock {
 namespace {
+
+constexpr off_t kMaxProfileBytes = 1 << 20;
 
 bool is_file_name(std::string_view s) {
   return s.find('/') != std::string_view::npos ||
@@ -29,13 +35,47 @@ bool valid_profile_name(std::string_view s) {
   });
 }
 
+// What a non-regular file is, for the refusal.
+const char* kind_of(mode_t m) {
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a regular file";
+}
+
+// A profile is a regular file of at most kMaxProfileBytes (issue 18): /dev/zero, a FIFO or a
+// directory is refused by name before it is opened (and again after, on the descriptor, in case
+// it was swapped), so nothing can make paddock block or grow without bound reading its policy.
 Result<std::string> read_text(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return errno_error("cannot read profile", errno, file);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return errno_error("cannot read profile", errno, file);
-  return ss.str();
+  struct stat st;
+  if (::stat(file.c_str(), &st) != 0) return errno_error("cannot read profile", errno, file);
+  if (!S_ISREG(st.st_mode)) {
+    return make_error(file + ": a profile must be a regular file, and this is " + kind_of(st.st_mode));
+  }
+  sys::UniqueFd fd(::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (!fd) return errno_error("cannot read profile", errno, file);
+  if (::fstat(fd.get(), &st) != 0) return errno_error("cannot read profile", errno, file);
+  if (!S_ISREG(st.st_mode)) {
+    return make_error(file + ": a profile must be a regular file, and this is " + kind_of(st.st_mode));
+  }
+  if (st.st_size > kMaxProfileBytes) {
+    return make_error(file + ": a profile is at most 1 MiB, and this is " + std::to_string(st.st_size) + " bytes");
+  }
+  std::string text;
+  char buf[65536];
+  while (true) {
+    ssize_t n = ::read(fd.get(), buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno_error("cannot read profile", errno, file);
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+    if (text.size() > static_cast<std::size_t>(kMaxProfileBytes)) {
+      return make_error(file + ": a profile is at most 1 MiB (it grew while being read)");
+    }
+  }
+  return text;
 }
 
 std::vector<std::string> user_profile_names(const HostContext& ctx) {
@@ -77,7 +117,8 @@ Result<ProfileSource> find_profile(std::string_view name_or_file, const HostCont
                       "a name is letters, digits, '-', '_' and '.'; a file path needs a '/' or .toml");
   }
   std::string user_file = path::join(profiles_dir(ctx), std::string(name_or_file) + ".toml");
-  if (std::ifstream(user_file).good()) {
+  struct stat st;
+  if (::lstat(user_file.c_str(), &st) == 0) {  // present, whatever it is: read_text refuses non-files
     auto text = read_text(user_file);
     if (!text) return std::move(text).take_error();
     return ProfileSource{std::string(name_or_file), user_file, std::move(*text)};

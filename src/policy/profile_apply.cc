@@ -139,9 +139,15 @@ class ProfileReader {
     const auto* s = ext.as_string();
     if (s == nullptr) return fail(ext, "extends must be a profile name (got " + type_name(ext) + ")");
     std::string target = s->get();
-    // A relative file path is relative to the profile that names it.
-    if (target.find('/') != std::string::npos && target[0] != '/' && target[0] != '~' &&
-        src_.file.size() > 0 && src_.file[0] == '/') {
+    // A relative file path ("base.toml", "lib/base.toml") is relative to the profile that names
+    // it, never to the current directory: the project is where the sandbox writes (issue 18).
+    const bool file_like = target.find('/') != std::string::npos ||
+                           (target.size() > 5 && target.compare(target.size() - 5, 5, ".toml") == 0);
+    if (file_like && !target.empty() && target[0] != '/' && target[0] != '~') {
+      if (src_.file.empty() || src_.file[0] != '/') {
+        return fail(ext, "extends = \"" + target + "\": a relative file needs a profile file to be relative to",
+                    "name the file by an absolute path");
+      }
       target = path::normalize(path::join(path::parent(src_.file), target));
     }
     if (static_cast<int>(chain_.size()) >= kMaxExtendsDepth) {
@@ -155,6 +161,7 @@ class ProfileReader {
       return fail(ext, "profiles extend each other in a cycle: " + cycle + parent->file);
     }
     chain_.push_back(parent->file);
+    if (!parent->file.empty() && parent->file[0] == '/') b_.profile_file(parent->file, at(ext.source()));
     ProfileReader reader(*parent, b_, ctx_, chain_);
     auto r = reader.run();
     chain_.pop_back();
@@ -421,6 +428,7 @@ class ProfileReader {
 
 Result<void> apply_profile(const ProfileSource& src, PolicyBuilder& builder, const HostContext& ctx) {
   std::vector<std::string> chain{src.file};
+  if (!src.file.empty() && src.file[0] == '/') builder.profile_file(src.file, "--profile " + src.name);
   ProfileReader reader(src, builder, ctx, chain);
   auto r = reader.run();
   if (!r) builder.fail(r.error());
