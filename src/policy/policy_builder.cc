@@ -31,6 +31,9 @@ const char* const kBuiltInDetail = "system default (read-only)";
 struct Resolved {
   PathRule rule;
   bool explicit_rule = false;
+  // The path as written, made absolute and lexically normal, symlinks not resolved ("" for the
+  // built-in rules): a rule lifts a mask only when this names the masked path (issue 12, item 5).
+  std::string typed;
 };
 
 void put_rule(std::vector<Resolved>& rules, Resolved r) {
@@ -68,9 +71,13 @@ const Resolved* visible_through(const std::vector<Resolved>& rules, std::string_
   return r;
 }
 
-bool named_explicitly(const std::vector<Resolved>& rules, std::string_view p) {
+// A rule names `p` (the real path of a sensitive or protected entry; `as_listed` its path as the
+// list has it) when it resolves to `p` *and* was written as `p` or `as_listed`: reaching it through
+// a symlink planted elsewhere (vendor -> ~/.ssh) does not count.
+bool named_explicitly(const std::vector<Resolved>& rules, std::string_view p, std::string_view as_listed = {}) {
   return std::any_of(rules.begin(), rules.end(), [&](const Resolved& r) {
-    return r.explicit_rule && r.rule.symlink_target.empty() && r.rule.path == p;
+    return r.explicit_rule && r.rule.symlink_target.empty() && r.rule.path == p &&
+           (r.typed.empty() || r.typed == p || (!as_listed.empty() && r.typed == as_listed));
   });
 }
 
@@ -406,9 +413,16 @@ Result<Policy> PolicyBuilder::build() const {
       return errno_error(abs + ": cannot resolve", c.error().sys_errno, pending.origin.detail);
     }
     if (*c == p.cwd) cwd_named = true;
+    // HOME as the user's environment spells it may itself go through a symlink (/home ->
+    // /var/home): that one is the user's own, so "typed" is spelled with the resolved HOME.
+    std::string typed = path::normalize(abs);
+    const std::string env_home = path::normalize(ctx_.home);
+    if (env_home != p.home && path::is_at_or_under(typed, env_home)) {
+      typed = typed == env_home ? p.home : path::join(p.home, typed.substr(env_home.size() + 1));
+    }
     user_rules.push_back(
-        {PathRule{*c, pending.given, pending.access, pending.origin, pending.optional, {}}, true});
-    if (path::normalize(abs) != *c) typed_links.push_back({path::normalize(abs), *c, pending});
+        {PathRule{*c, pending.given, pending.access, pending.origin, pending.optional, {}}, true, typed});
+    if (typed != *c) typed_links.push_back({typed, *c, pending});
   }
 
   std::vector<SensitivePath> sensitive = sensitive_path_list(p.home);
@@ -488,6 +502,23 @@ Result<Policy> PolicyBuilder::build() const {
     candidates.emplace_back(path::join(p.home, e.path), e.reason);
   }
 
+  // 3c. A rule that reaches a sensitive path through a symlink is refused: what a symlink points
+  // at can be chosen by whoever wrote it (a sandbox, in an earlier run), and the user did not
+  // name the secret. Naming the sensitive path itself is the way to grant it.
+  for (const auto& r : rules) {
+    if (!r.explicit_rule || r.typed.empty() || r.typed == r.rule.path || !r.rule.symlink_target.empty()) continue;
+    for (const auto& d : sensitive) {
+      if (path::is_at_or_under(r.typed, d.path)) continue;  // written as the sensitive path itself
+      auto real = fs.canonical(d.path);
+      const bool reaches = path::is_at_or_under(r.rule.path, d.path) ||
+                           (real && path::is_at_or_under(r.rule.path, *real));
+      if (!reaches) continue;
+      return make_error(r.typed + " leads through a symlink to " + r.rule.path + ", inside " + d.path + " (" +
+                            d.reason + "); a sensitive path is granted only when named literally",
+                        r.rule.origin.detail, "if you mean it, name it: " + d.path);
+    }
+  }
+
   // 4. Sensitive paths visible through some rule are denied, unless a rule names them exactly.
   Resolver resolver(fs);
   {
@@ -507,7 +538,7 @@ Result<Policy> PolicyBuilder::build() const {
       const std::string& cand = *c;
       const Resolved* r = visible_through(rules, p.home, cand);
       if (r == nullptr) continue;                   // not visible anyway
-      if (named_explicitly(rules, cand)) continue;  // the user's per-path override
+      if (named_explicitly(rules, cand, d.path)) continue;  // the user's per-path override
       if (!seen.insert(cand).second) continue;
       p.denied.push_back({cand, d.reason});
       // An absent one cannot be masked, and inside a writable area the sandbox could create it
@@ -537,7 +568,7 @@ Result<Policy> PolicyBuilder::build() const {
     const std::string& cand = real ? *real : given_cand;
     const Resolved* r = visible_through(rules, p.home, cand);
     if (r == nullptr || !grants(r->rule.access, Access::Write)) continue;
-    if (named_explicitly(rules, cand)) continue;
+    if (named_explicitly(rules, cand, given_cand)) continue;
     bool hidden = std::any_of(p.denied.begin(), p.denied.end(), [&](const DeniedPath& d) {
       return path::is_at_or_under(cand, d.path);
     });

@@ -64,5 +64,25 @@ TEST(EscapePolicy, SpecialFilesAsProfilesAreRefusedWithoutHanging) {
   }
 }
 
+// Issue 12, item 5: run 1 plants vendor -> ~/.ssh; run 2's `--read vendor` must not lift the
+// mask on ~/.ssh (it is refused, saying why), and `--allow` through a planted link to .git/hooks
+// must not unprotect the hooks.
+TEST(EscapePolicy, PlantedSymlinkDoesNotUnmaskASecret) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  auto plant = w.sh("ln -s " + w.home + "/.ssh vendor && mkdir -p .git/hooks && ln -s .git/hooks hl");
+  ASSERT_EQ(plant.code, 0) << describe(plant);
+  auto next = w.probe_run({"--read", "vendor"}, {"read", w.project + "/vendor/id_ed25519"});
+  EXPECT_EQ(next.code, 2) << describe(next);
+  EXPECT_TRUE(contains(next.err, "leads through a symlink to " + w.home + "/.ssh")) << describe(next);
+  EXPECT_FALSE(contains(next.out, World::kSecret)) << describe(next);
+  auto why = w.paddock({"why", "--read", "vendor", "--path", w.ssh_key});
+  EXPECT_EQ(why.code, 2) << describe(why);
+
+  auto hooks = w.probe_run({"--allow", "hl"}, {"write", w.project + "/.git/hooks/pre-commit"});
+  EXPECT_NE(hooks.code, 0) << describe(hooks);
+  EXPECT_FALSE(exists(w.project + "/.git/hooks/pre-commit"));
+}
+
 }  // namespace
 }  // namespace ktest
