@@ -143,16 +143,25 @@ class Planner {
     }
 
     const std::uint64_t all_rw = kRead | kExec | kWrite | LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_REFER;
+    // Landlock rights are inherited down the tree: a private tmpfs that holds a host-backed
+    // writable bind (the project under HOME) would lend it MAKE_FIFO, which host-backed paths must
+    // not have (landlock_access_for). Such a tmpfs gets no FIFOs of its own either.
+    auto private_area = [&](const std::string& area) -> std::uint64_t {
+      for (const PathRule& r : policy_.paths)
+        if (r.symlink_target.empty() && grants(r.access, Access::Write) && r.path != area && is_under(r.path, area))
+          return all_rw & ~LANDLOCK_ACCESS_FS_MAKE_FIFO;
+      return all_rw;
+    };
     // A fresh HOME and /tmp, unless a rule binds exactly those paths.
     if (!home_rule && !policy_.home.empty()) {
       std::string size = policy_.limits.home_size_bytes ? std::to_string(*policy_.limits.home_size_bytes) : default_tmpfs_size();
       add({MountOp::Kind::Tmpfs, "", in_new_root(policy_.home), policy_.home, "mode=0700,size=" + size, false, true});
-      ll(policy_.home, all_rw);
+      ll(policy_.home, private_area(policy_.home));
     }
     if (!tmp_rule) {
       std::string size = policy_.limits.tmp_size_bytes ? std::to_string(*policy_.limits.tmp_size_bytes) : default_tmpfs_size();
       add({MountOp::Kind::Tmpfs, "", in_new_root("/tmp"), "/tmp", "mode=1777,size=" + size, false, true});
-      ll("/tmp", all_rw);
+      ll("/tmp", private_area("/tmp"));
     }
 
     // A minimal /dev.
@@ -241,7 +250,11 @@ class Planner {
         op.ino = st.st_ino;
         add(std::move(op));
       }
-      ll(m.sandbox_path, landlock_access_for(m.access, in_.landlock_abi));
+      std::uint64_t access = landlock_access_for(m.access, in_.landlock_abi);
+      // A private tmpfs is not host-backed: FIFOs there hang nothing on the host.
+      if (m.host_path.empty() && grants(m.access, Access::Write))
+        access |= LANDLOCK_ACCESS_FS_MAKE_FIFO & landlock_handled_fs(in_.landlock_abi);
+      ll(m.sandbox_path, access);
     }
 
     std::stable_sort(ops_.begin(), ops_.end(), [](const MountOp& a, const MountOp& b) {
@@ -359,7 +372,11 @@ std::uint64_t landlock_handled_fs(int abi) {
 std::uint64_t landlock_access_for(Access a, int abi) {
   std::uint64_t m = 0;
   if (grants(a, Access::Read)) m |= kRead | kExec;
-  if (grants(a, Access::Write)) m |= kWrite | LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_REFER;
+  // No FIFOs on host-backed paths (issue 12, item 3): a FIFO left in the project hangs the host
+  // tools that open it (an editor, a build, `git add`). The sandbox's own /tmp and HOME keep them
+  // (make's jobserver, shells' process substitution).
+  if (grants(a, Access::Write))
+    m |= (kWrite & ~LANDLOCK_ACCESS_FS_MAKE_FIFO) | LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_REFER;
   return m & landlock_handled_fs(abi);
 }
 

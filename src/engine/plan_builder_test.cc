@@ -83,6 +83,29 @@ TEST_F(PlanTest, DefaultPolicyMountsProjectRwSystemRoFreshHome) {
   EXPECT_EQ(plan->remount_ro_at_end.back(), "/");
 }
 
+// FIFOs: never on host-backed writable paths, and not in a private tmpfs that holds one (Landlock
+// rights are inherited down the tree); a private tmpfs that holds none keeps them.
+TEST_F(PlanTest, FifosOnlyWhereNothingHostBackedLiesBelow) {
+  FsPlanInputs in;
+  in.landlock_abi = 6;
+  auto plan = plan_filesystem(policy(false), in);
+  ASSERT_TRUE(plan.ok()) << plan.error().describe();
+  auto rights = [&](const std::string& path) -> std::uint64_t {
+    for (const auto& r : plan->landlock.rules)
+      if (r.path == path) return r.access;
+    ADD_FAILURE() << "no Landlock rule for " << path;
+    return 0;
+  };
+  EXPECT_EQ(rights(project_) & LANDLOCK_ACCESS_FS_MAKE_FIFO, 0u);
+  EXPECT_EQ(rights(home_) & LANDLOCK_ACCESS_FS_MAKE_FIFO, 0u);  // the project lies below HOME
+  // This test's HOME lies under /tmp, so /tmp holds the project too; a project elsewhere would
+  // leave /tmp its FIFOs: the rule is decided by what lies below, nothing else.
+  const bool project_under_tmp = project_.rfind("/tmp/", 0) == 0;
+  EXPECT_EQ((rights("/tmp") & LANDLOCK_ACCESS_FS_MAKE_FIFO) == 0, project_under_tmp);
+  EXPECT_NE(rights("/dev/shm") & LANDLOCK_ACCESS_FS_MAKE_FIFO, 0u);
+  EXPECT_NE(rights(home_) & LANDLOCK_ACCESS_FS_MAKE_REG, 0u);
+}
+
 TEST_F(PlanTest, SensitivePathInsideAllowedHomeIsMaskedAfterTheBind) {
   FsPlanInputs in;
   in.landlock_abi = 6;
@@ -105,6 +128,8 @@ TEST_F(PlanTest, LandlockRightsFollowAccess) {
   EXPECT_NE(landlock_access_for(Access::Write, 6) & LANDLOCK_ACCESS_FS_MAKE_REG, 0u);
   // Never device nodes.
   EXPECT_EQ(landlock_access_for(Access::ReadWrite, 6) & LANDLOCK_ACCESS_FS_MAKE_CHAR, 0u);
+  EXPECT_EQ(landlock_access_for(Access::ReadWrite, 6) & LANDLOCK_ACCESS_FS_MAKE_FIFO, 0u);  // host-backed
+  EXPECT_NE(landlock_access_for(Access::ReadWrite, 6) & LANDLOCK_ACCESS_FS_MAKE_SOCK, 0u);
   // Downgrade: ABI 1 knows neither REFER nor TRUNCATE.
   EXPECT_EQ(landlock_handled_fs(1) & (LANDLOCK_ACCESS_FS_REFER | LANDLOCK_ACCESS_FS_TRUNCATE), 0u);
   EXPECT_NE(landlock_handled_fs(3) & LANDLOCK_ACCESS_FS_TRUNCATE, 0u);

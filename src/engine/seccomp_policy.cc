@@ -114,6 +114,7 @@ std::vector<SeccompRule> seccomp_rules(const SeccompOptions& opts) {
     r.push_back({"clone", EPERM, "new namespaces (nested user namespaces grant capabilities)", 0, ns.flag, ns.flag,
                  ns.clone_label});
   }
+  for (const SeccompRule& m : setid_mode_rules()) r.push_back(m);
   if (opts.deny_inet_sockets) {
     r.push_back({"socket", EAFNOSUPPORT, "network off without a network namespace: no IPv4 sockets", 0,
                  0xffffffffu, AF_INET, "socket(AF_INET)"});

@@ -40,6 +40,40 @@ int report(long rc, const char* what) {
   return 1;
 }
 
+// Every way to give a file a set-id mode, in directory `dir`, each with valid arguments that
+// succeed without paddock's filter: one line "NAME OK" or "NAME <ERRNO>" each (issue 12, item 3).
+int cmd_setid(const char* dir) {
+  std::string d = dir;
+  auto line = [](const char* name, long rc) {
+    int e = errno;
+    printf("%s %s\n", name, rc >= 0 ? "OK" : (strerrorname_np(e) ? strerrorname_np(e) : "?"));
+  };
+  std::string f = d + "/setid-target";
+  int fd = open(f.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+  if (fd < 0) return report(-1, f.c_str());
+  line("chmod-plain", chmod(f.c_str(), 0750));  // the control: an ordinary mode works
+  line("chmod", chmod(f.c_str(), 04755));
+  line("chmod-sgid", chmod(f.c_str(), 02755));
+  line("fchmod", fchmod(fd, 04755));
+  line("fchmodat", syscall(SYS_fchmodat, AT_FDCWD, f.c_str(), 04755));
+  line("fchmodat2", syscall(452 /*fchmodat2*/, AT_FDCWD, f.c_str(), 04755, 0));
+  close(fd);
+  line("creat", creat((d + "/setid-creat").c_str(), 04755));
+  line("open-creat", syscall(SYS_open, (d + "/setid-open").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 02755));
+  line("openat-creat", syscall(SYS_openat, AT_FDCWD, (d + "/setid-openat").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 04755));
+  line("openat-tmpfile", syscall(SYS_openat, AT_FDCWD, d.c_str(), O_WRONLY | O_TMPFILE | O_CLOEXEC, 04755));
+  line("mknod", mknod((d + "/setid-mknod").c_str(), S_IFREG | 04755, 0));
+  line("mknodat", syscall(SYS_mknodat, AT_FDCWD, (d + "/setid-mknodat").c_str(), S_IFREG | 02755, 0));
+  line("mkdir", mkdir((d + "/setid-dir").c_str(), 02755));
+  line("mkdirat", syscall(SYS_mkdirat, AT_FDCWD, (d + "/setid-dirat").c_str(), 02755));
+  struct {
+    unsigned long long flags, mode, resolve;
+  } how = {O_WRONLY | O_CREAT | O_CLOEXEC, 04755, 0};
+  line("openat2", syscall(437 /*openat2*/, AT_FDCWD, (d + "/setid-openat2").c_str(), &how, sizeof(how)));
+  line("open-plain", syscall(SYS_open, f.c_str(), O_RDONLY | O_CLOEXEC, 04755));  // mode unused: must work
+  return 0;
+}
+
 int cmd_read(const char* path) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return report(-1, path);
@@ -245,6 +279,7 @@ int main(int argc, char** argv) {
   if (cmd == "suid-exec") return argc > 2 ? suid_exec(argc - 2, argv + 2) : usage();
   if (cmd == "mknod") return report(mknod(arg(2), S_IFCHR | 0666, makedev(1, 3)), arg(2));
   if (cmd == "mkfifo") return report(mkfifo(arg(2), 0644), arg(2));
+  if (cmd == "setid") return cmd_setid(arg(2));
   if (cmd == "pids") {
     printf("OK pid=%d ppid=%d\n", getpid(), getppid());
     return 0;

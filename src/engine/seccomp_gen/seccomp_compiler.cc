@@ -28,12 +28,16 @@ Result<Ctx> make_filter(const SeccompOptions& opts) {
     return errno_error("seccomp bad-arch action", -rc, "seccomp");
   for (const SeccompRule& r : seccomp_rules(opts)) {
     int nr = seccomp_syscall_resolve_name(r.name);
-    if (nr == __NR_SCMP_ERROR) continue;  // not on this architecture
+    if (nr == __NR_SCMP_ERROR) nr = r.nr_fallback;
+    if (nr < 0) continue;  // not on this architecture
     int rc;
     if (r.mask == 0) {
       rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(r.err), nr, 0);
-    } else {
+    } else if (r.mask2 == 0) {
       rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(r.err), nr, 1, SCMP_CMP(r.arg, SCMP_CMP_MASKED_EQ, r.mask, r.value));
+    } else {
+      rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(r.err), nr, 2, SCMP_CMP(r.arg, SCMP_CMP_MASKED_EQ, r.mask, r.value),
+                            SCMP_CMP(r.arg2, SCMP_CMP_MASKED_EQ, r.mask2, r.value2));
     }
     if (rc < 0) return errno_error(std::string("seccomp rule for ") + (r.label ? r.label : r.name), -rc, "seccomp");
   }
