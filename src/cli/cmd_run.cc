@@ -155,6 +155,16 @@ int do_run(const RunFlags& f) {
     }
   }
   if (f.exec) {
+    // No parent stays behind to sweep: a process the command detaches (setsid, double fork) outlives
+    // it and keeps every right the sandbox had, writes included (issue 12 item 9).
+    for (const PathRule& r : policy->paths) {
+      if (!grants(r.access, Access::Write)) continue;
+      std::fprintf(stderr,
+                   "[paddock] warning: --exec leaves no parent to stop what the command starts: a process it "
+                   "detaches keeps running after it and can still write to %s (and every other writable path)\n",
+                   r.path.c_str());
+      break;
+    }
     auto r = exec_in_place(*policy, opts);
     print_error(r.error());  // only returns on failure
     return 125;
@@ -202,7 +212,8 @@ void register_run(CLI::App& app) {
   add_net_flags(cmd, flags->net);
   cmd->add_flag("--no-diagnostics", flags->no_diagnostics, "No [paddock] footer when the command fails");
   cmd->add_flag("--exec", flags->exec,
-                "Replace paddock with the command (no footer, no pid namespace: see docs/process-model.md)");
+                "Replace paddock with the command (no footer, no pid namespace; processes it detaches are not "
+                "stopped when it exits and keep its write access: see docs/process-model.md)");
   cmd->add_flag("--no-pty", flags->no_pty, "Do not give the command its own pseudo-terminal");
   cmd->add_option("--net-log", flags->net_log,
                   "Filtered network: append each allow/deny decision to FILE as a JSON line, as it happens");

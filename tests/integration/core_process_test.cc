@@ -251,3 +251,25 @@ TEST(CoreFallback, RequireNamespacesRefuses) {
 
 }  // namespace
 }  // namespace ktest
+
+namespace ktest {
+namespace {
+
+// --exec leaves no parent to stop detached processes (issue 12 item 9): a run with a writable path
+// says so, naming the path; a read-only run does not; --help says it too.
+TEST(CoreExec, WarnsThatDetachedProcessesOutliveTheCommand) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  auto o = w.opts();
+  auto rw = w.paddock({"run", "--exec", "--", "/bin/true"}, o);
+  EXPECT_EQ(rw.code, 0) << describe(rw);
+  EXPECT_TRUE(contains(rw.err, "[paddock] warning: --exec leaves no parent")) << describe(rw);
+  EXPECT_TRUE(contains(rw.err, w.project)) << describe(rw);
+  auto plain = w.paddock({"run", "--", "/bin/true"}, o);
+  EXPECT_FALSE(contains(plain.err, "--exec leaves")) << describe(plain);
+  auto help = w.paddock({"run", "--help"}, o);
+  EXPECT_TRUE(contains(help.out, "processes it detaches are not stopped")) << describe(help);
+}
+
+}  // namespace
+}  // namespace ktest
