@@ -31,6 +31,13 @@ std::vector<LimitReport> limit_mechanisms(const Features& f) {
   return out;
 }
 
+// Writes to host-backed paths (the project) are not capped in space or inodes: a sandbox can fill
+// the disk. Nothing the kernel offers an unprivileged process caps them (issue 12, "Also").
+constexpr const char* kProjectWriteCapReason =
+    "no space or inode cap exists for host-backed paths without privileges: cgroups limit I/O rate, not "
+    "space; project quotas (XFS, ext4 -O project) need root and a filesystem mounted with prjquota "
+    "(docs/limits.md says how an administrator sets one up); /tmp and HOME are capped tmpfs";
+
 int do_doctor(bool json) {
   const Features& f = host_features().get();
   const std::vector<LimitReport> limits = limit_mechanisms(f);
@@ -42,6 +49,7 @@ int do_doctor(bool json) {
     for (const LimitReport& rep : limits)
       j["limits"][rep.name] = {{"enforced_by", rep.enforced_by}, {"weaker", rep.weaker}};
     j["domain_allowlist"] = allowlist;
+    j["project_write_cap"] = {{"capped", false}, {"reason", kProjectWriteCapReason}};
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
@@ -66,6 +74,7 @@ int do_doctor(bool json) {
     limits_weaker = limits_weaker || rep.weaker || rep.enforced_by == "not enforced";
   }
   std::printf("  resource limits:   %s\n", how.empty() ? "unknown" : how.c_str());
+  std::printf("  project writes:    not capped — %s\n", kProjectWriteCapReason);
   std::printf("  domain allowlist:  %s\n", allowlist
                                                ? "yes (--allow-domain: own network namespace + egress filter)"
                                                : "no — needs user namespaces; --allow-domain refuses to run");

@@ -268,3 +268,30 @@ TEST(CoreProfile, AgentStateDirectoryIsCreatedAndKept) {
 
 }  // namespace
 }  // namespace ktest
+
+namespace ktest {
+namespace {
+
+// Project writes have no space cap (issue 12, "Also"): doctor says so with the reason, in text and
+// JSON, and points at the administrator's way (docs/limits.md). Also true in the fallback.
+TEST(CoreDoctor, SaysProjectWritesAreNotCapped) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  for (bool fallback : {false, true}) {
+    auto o = w.opts();
+    if (fallback) o.env["PADDOCK_DANGER_DISABLE_NAMESPACES"] = "1";
+    auto t = w.paddock({"doctor"}, o);
+    EXPECT_EQ(t.code, 0) << describe(t);
+    EXPECT_TRUE(contains(t.out, "project writes:    not capped — ")) << describe(t);
+    EXPECT_TRUE(contains(t.out, "project quotas")) << describe(t);
+    auto j = w.paddock({"doctor", "--json"}, o);
+    auto doc = nlohmann::json::parse(j.out, nullptr, false);
+    ASSERT_FALSE(doc.is_discarded()) << describe(j);
+    ASSERT_TRUE(doc.contains("project_write_cap")) << j.out;
+    EXPECT_EQ(doc["project_write_cap"]["capped"], false) << j.out;
+    EXPECT_TRUE(contains(doc["project_write_cap"]["reason"].get<std::string>(), "docs/limits.md")) << j.out;
+  }
+}
+
+}  // namespace
+}  // namespace ktest
