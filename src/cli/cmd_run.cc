@@ -19,6 +19,7 @@
 #include "net/decision_log.h"
 #include "paddock/sandbox.h"
 #include "paddock/why.h"
+#include "sys/anchored_dir.h"
 #include "sys/state_dir.h"
 #include "sys/unique_fd.h"
 
@@ -68,7 +69,13 @@ Result<std::function<void(const NetworkDecision&)>> open_net_log(const std::stri
     net::DecisionTally tally;  // bounded: a flood of new names cannot fill the disk line by line
   };
   auto log = std::make_shared<Log>();
-  log->fd.reset(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600));
+  // Its directory is opened with no symlink followed (it may lie where the sandbox can write).
+  auto parts = sys::split_file_path(path);
+  if (!parts) return make_error(parts.error().message, "--net-log " + path);
+  auto dir = sys::open_dir_no_symlinks(parts->first);
+  if (!dir) return make_error(dir.error().describe(), "--net-log " + path, dir.error().hint);
+  log->fd.reset(::openat(dir->get(), parts->second.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
+                         0600));
   if (!log->fd) return make_error(std::string("cannot open: ") + std::strerror(errno), "--net-log " + path);
   // Called one decision at a time (under the filter's log lock).
   return std::function<void(const NetworkDecision&)>([log](const NetworkDecision& d) {
@@ -154,6 +161,24 @@ int do_run(const RunFlags& f) {
                    f.net_log.c_str());
     }
   }
+  // The report's directory is taken now, before the sandbox exists: the command may be able to
+  // write there and swap it for a symlink; the report is then written relative to this descriptor.
+  sys::UniqueFd report_dir;
+  std::string report_name;
+  if (!f.limits.report.empty()) {
+    auto parts = sys::split_file_path(f.limits.report);
+    if (!parts) {
+      print_error(make_error(parts.error().message, "--report " + f.limits.report));
+      return 2;
+    }
+    auto dir = sys::open_dir_no_symlinks(parts->first);
+    if (!dir) {
+      print_error(make_error(dir.error().describe(), "--report " + f.limits.report, dir.error().hint));
+      return 2;
+    }
+    report_dir = std::move(*dir);
+    report_name = parts->second;
+  }
   if (f.exec) {
     // No parent stays behind to sweep: a process the command detaches (setsid, double fork) outlives
     // it and keeps every right the sandbox had, writes included (issue 12 item 9).
@@ -178,7 +203,7 @@ int do_run(const RunFlags& f) {
   std::string failure = res->failure_message();
   if (!failure.empty()) std::fprintf(stderr, "paddock: %s\n", failure.c_str());
   if (!f.limits.report.empty()) {
-    if (auto w = write_report_file(f.limits.report, run_report(*res, *policy, f.command)); !w)
+    if (auto w = write_report_at(report_dir.get(), report_name, run_report(*res, *policy, f.command)); !w)
       print_error(w.error());
   }
   if (!f.no_diagnostics) {

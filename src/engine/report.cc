@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cmath>
 
+#include "sys/anchored_dir.h"
 #include "sys/unique_fd.h"
 
 namespace paddock {
@@ -103,35 +104,26 @@ json run_report(const RunResult& r, const Policy& policy, const std::vector<std:
   return j;
 }
 
-Result<void> write_report_file(const std::string& path, const nlohmann::json& report) {
+Result<void> write_report_at(int dirfd, const std::string& name, const nlohmann::json& report) {
   std::string text;
   try {
     text = report.dump(2) + "\n";
   } catch (const std::exception& e) {  // invalid UTF-8 in a string
-    return make_error(std::string("cannot serialize the run report: ") + e.what(), path);
+    return make_error(std::string("cannot serialize the run report: ") + e.what(), name);
   }
-  const std::size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  sys::UniqueFd fd(sys::retry_eintr(
-      [&] { return ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644); }));
-  if (!fd) return errno_error("cannot create the report file", errno, tmp);
-  auto fail = [&](const char* what) {
-    Error e = errno_error(what, errno, path);
-    ::unlink(tmp.c_str());
+  return sys::write_file_at(dirfd, name, text, 0644);
+}
+
+Result<void> write_report_file(const std::string& path, const nlohmann::json& report) {
+  auto parts = sys::split_file_path(path);
+  if (!parts) return std::move(parts).take_error();
+  auto dir = sys::open_dir_no_symlinks(parts->first);
+  if (!dir) return std::move(dir).take_error();
+  if (auto w = write_report_at(dir->get(), parts->second, report); !w) {
+    Error e = w.error();
+    e.where = path;
     return e;
-  };
-  std::size_t off = 0;
-  while (off < text.size()) {
-    ssize_t n = sys::retry_eintr([&] { return ::write(fd.get(), text.data() + off, text.size() - off); });
-    if (n < 0) return fail("cannot write the report");
-    off += static_cast<std::size_t>(n);
   }
-  if (::fsync(fd.get()) != 0) return fail("cannot fsync the report");
-  fd.reset();
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return fail("cannot rename the report into place");
-  sys::UniqueFd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dfd) (void)::fsync(dfd.get());
   return ok_result();
 }
 

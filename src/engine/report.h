@@ -25,6 +25,10 @@ nlohmann::json run_report(const RunResult& result, const Policy& policy,
 
 // Writes `report` (pretty-printed, newline-terminated) to `path`: a temp file in the same
 // directory, fsync, rename over `path`, fsync of the directory. Never leaves a torn file.
+// Written temp + fsync + rename + directory fsync, in a directory opened with no symlink followed.
 Result<void> write_report_file(const std::string& path, const nlohmann::json& report);
+// The same into DIRFD (opened before the run by sys::open_dir_no_symlinks): the name is resolved
+// relative to it, so a directory swapped for a symlink meanwhile does not redirect the write.
+Result<void> write_report_at(int dirfd, const std::string& name, const nlohmann::json& report);
 
 }  // namespace paddock
