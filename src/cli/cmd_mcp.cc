@@ -20,6 +20,8 @@ struct McpFlags {
   std::string config;
   std::string project;
   std::string http;
+  std::string token_file;
+  bool danger_http_no_auth = false;
   bool no_warm = false;
   std::vector<std::string> allowed_origins;
 };
@@ -44,6 +46,36 @@ int do_mcp(const McpFlags& f) {
       return 2;
     }
     http = *addr;
+  } else if (!f.token_file.empty() || f.danger_http_no_auth) {
+    std::fprintf(stderr, "paddock mcp: --token-file and --danger-http-no-auth need --http\n");
+    return 2;
+  }
+  std::string token;
+  if (http) {
+    if (f.danger_http_no_auth && !f.token_file.empty()) {
+      std::fprintf(stderr, "paddock mcp: --token-file and --danger-http-no-auth exclude each other\n");
+      return 2;
+    }
+    if (!f.token_file.empty()) {
+      auto t = mcp::read_token_file(f.token_file);
+      if (!t) {
+        print_error(t.error());
+        return 2;
+      }
+      token = *t;
+    } else if (!f.danger_http_no_auth) {
+      auto t = mcp::generate_token();
+      if (!t) {
+        print_error(t.error());
+        return 1;
+      }
+      token = *t;
+      std::fprintf(stderr, "paddock mcp: bearer token (send \"Authorization: Bearer <token>\"): %s\n",
+                   token.c_str());
+    } else {
+      std::fprintf(stderr, "paddock mcp: WARNING: --danger-http-no-auth: any local user or sandbox "
+                           "that can reach the port can run code as you\n");
+    }
   }
 
   // Termination signals are taken by one thread (below), not by whichever thread they hit.
@@ -84,6 +116,7 @@ int do_mcp(const McpFlags& f) {
     mcp::HttpOptions hopts;
     hopts.address = *http;
     hopts.allowed_origins = f.allowed_origins;
+    hopts.token = token;
     auto r = mcp::serve_http(*server, hopts);
     if (!r) {
       print_error(r.error());
@@ -108,6 +141,11 @@ void register_mcp(CLI::App& app) {
   cmd->add_option("--project", flags->project, "directory the code may read (never write)");
   cmd->add_option("--http", flags->http,
                   "serve Streamable HTTP on ADDR:PORT (e.g. 127.0.0.1:8765) instead of stdio");
+  cmd->add_option("--token-file", flags->token_file,
+                  "HTTP: read the bearer token from this file (mode 0600, yours) instead of "
+                  "generating one");
+  cmd->add_flag("--danger-http-no-auth", flags->danger_http_no_auth,
+                "HTTP: accept requests without a token (loopback addresses only)");
   cmd->add_option("--allow-origin", flags->allowed_origins,
                   "HTTP: an extra Origin to accept (localhost origins always are)");
   cmd->add_flag("--no-warm", flags->no_warm, "start every sandbox on demand (no warm pool)");

@@ -6,7 +6,9 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -63,6 +65,7 @@ const char* reason_phrase(int status) {
     case 202: return "Accepted";
     case 204: return "No Content";
     case 400: return "Bad Request";
+    case 401: return "Unauthorized";
     case 403: return "Forbidden";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
@@ -100,7 +103,9 @@ std::string rpc_error_body(int code, const std::string& message, const json& id 
 }
 
 // Reads one request. 0 = ok, -1 = connection closed or timed out, else an HTTP status to send.
-int read_request(int fd, std::string& buf, HttpRequest& req, std::size_t max_body) {
+// With a token, a request without the right bearer token gets 401 before its body is read.
+int read_request(int fd, std::string& buf, HttpRequest& req, std::size_t max_body,
+                 const std::string& token) {
   std::size_t end;
   while ((end = buf.find("\r\n\r\n")) == std::string::npos) {
     if (buf.size() > kMaxHeaderBytes) return 431;
@@ -133,6 +138,7 @@ int read_request(int fd, std::string& buf, HttpRequest& req, std::size_t max_bod
     if (!inserted) it->second += ", " + value;
   }
   buf.erase(0, end + 4);
+  if (!token.empty() && !bearer_matches(req.header("authorization"), token)) return 401;
   if (req.has("transfer-encoding")) return 501;  // chunked uploads: not needed by MCP clients
   std::size_t length = 0;
   if (req.has("content-length")) {
@@ -228,6 +234,63 @@ Result<HttpAddress> parse_http_address(std::string_view text) {
   return a;
 }
 
+bool bearer_matches(std::string_view authorization, std::string_view token) {
+  constexpr std::string_view kScheme = "Bearer ";
+  if (token.empty() || authorization.size() < kScheme.size()) return false;
+  // The scheme is case-insensitive (RFC 9110 11.1).
+  if (lower(authorization.substr(0, kScheme.size())) != "bearer ") return false;
+  std::string_view given = authorization.substr(kScheme.size());
+  // Constant time in the token's content: every byte of the expected token is compared.
+  volatile unsigned char diff = given.size() == token.size() ? 0 : 1;
+  for (std::size_t i = 0; i < token.size(); ++i) {
+    unsigned char g = i < given.size() ? static_cast<unsigned char>(given[i]) : 0;
+    diff = diff | (g ^ static_cast<unsigned char>(token[i]));
+  }
+  return diff == 0;
+}
+
+Result<std::string> generate_token() {
+  unsigned char raw[32];
+  std::size_t got = 0;
+  while (got < sizeof raw) {
+    ssize_t n = ::getrandom(raw + got, sizeof raw - got, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno_error("getrandom");
+    }
+    got += static_cast<std::size_t>(n);
+  }
+  static const char* hex = "0123456789abcdef";
+  std::string t;
+  for (unsigned char c : raw) {
+    t += hex[c >> 4];
+    t += hex[c & 15];
+  }
+  return t;
+}
+
+Result<std::string> read_token_file(const std::string& path) {
+  sys::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+  if (!fd) return errno_error("cannot open token file", errno, path);
+  struct stat st{};
+  if (::fstat(fd.get(), &st) != 0) return errno_error("fstat", errno, path);
+  if (!S_ISREG(st.st_mode)) return make_error("token file is not a regular file", path);
+  if (st.st_mode & 077)
+    return make_error("token file may be read or written by group/others", path,
+                      "chmod 600 " + path);
+  if (st.st_uid != ::geteuid()) return make_error("token file is owned by another user", path);
+  if (st.st_size > 4096) return make_error("token file too large (max 4096 bytes)", path);
+  std::string t(static_cast<std::size_t>(st.st_size), '\0');
+  ssize_t n = ::read(fd.get(), t.data(), t.size());
+  if (n < 0) return errno_error("read", errno, path);
+  t.resize(static_cast<std::size_t>(n));
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
+  if (t.size() < 16) return make_error("token in token file is shorter than 16 characters", path);
+  for (char c : t)
+    if (c <= ' ' || c > '~') return make_error("token must be printable ASCII without spaces", path);
+  return t;
+}
+
 bool origin_allowed(std::string_view origin, const std::vector<std::string>& allowed) {
   if (origin.empty()) return true;
   for (const auto& o : allowed)
@@ -297,6 +360,9 @@ Result<void> HttpServer::listen() {
     len = sizeof *s4;
     family = AF_INET;
   }
+  if (!impl_->loopback && impl_->options.token.empty())
+    return make_error("refusing to serve MCP over HTTP on a non-loopback address without a token",
+                      a.host, "drop --danger-http-no-auth, or bind 127.0.0.1");
   sys::UniqueFd fd(::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd) return errno_error("socket");
   int one = 1;
@@ -378,8 +444,16 @@ void HttpServer::Impl::handle_connection(sys::UniqueFd fd) {
   std::string buf;
   while (!stopping) {
     HttpRequest req;
-    int status = read_request(fd.get(), buf, req, options.max_body);
+    int status = read_request(fd.get(), buf, req, options.max_body, options.token);
     if (status < 0) break;
+    if (status == 401) {
+      // Nothing runs and the body is never read; the connection ends.
+      send_response(fd.get(), 401, "application/json",
+                    rpc_error_body(rpc_error::kInvalidRequest,
+                                   "Unauthorized: send Authorization: Bearer <token>"),
+                    {{"WWW-Authenticate", "Bearer realm=\"paddock-mcp\""}}, false);
+      break;
+    }
     if (status > 0) {
       send_response(fd.get(), status, "application/json",
                     rpc_error_body(rpc_error::kInvalidRequest, reason_phrase(status)), {}, false);

@@ -32,7 +32,17 @@ struct HttpOptions {
   std::size_t max_body = 8u << 20;
   std::size_t max_connections = 64;
   std::chrono::seconds session_idle{3600};   // an HTTP session unused this long is ended
+  // Bearer token every request must carry ("Authorization: Bearer TOKEN"); empty = no auth
+  // (only allowed on loopback: listen() refuses otherwise).
+  std::string token;
 };
+
+// Whether an Authorization header value is "Bearer <token>", compared in constant time.
+bool bearer_matches(std::string_view authorization, std::string_view token);
+// A fresh token: 32 random bytes from getrandom, hex.
+Result<std::string> generate_token();
+// Reads a token from a file; refused if group/others may read it or it is not a regular file.
+Result<std::string> read_token_file(const std::string& path);
 
 // Whether a request's Origin may talk to us: absent (not a browser), a loopback origin, or one
 // the user allowed.

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -13,6 +14,8 @@
 
 namespace paddock::mcp {
 namespace {
+
+constexpr const char* kToken = "test-token-0123456789abcdef";
 
 struct HttpReply {
   int status = 0;
@@ -33,6 +36,7 @@ class HttpTest : public ::testing::Test {
     server = std::make_unique<Server>(cfg, fake, so);
     HttpOptions ho;
     ho.address = {"127.0.0.1", 0};
+    ho.token = kToken;
     http = std::make_unique<HttpServer>(*server, ho);
     auto r = http->listen();
     EXPECT_TRUE(r.ok()) << r.error().describe();
@@ -53,7 +57,8 @@ class HttpTest : public ::testing::Test {
     EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
     std::string req = method + " /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
     if (default_headers)
-      req += "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n";
+      req += "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
+             "Authorization: Bearer " + std::string(kToken) + "\r\n";
     for (const auto& h : headers) req += h + "\r\n";
     req += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
     EXPECT_EQ(::send(fd, req.data(), req.size(), MSG_NOSIGNAL), static_cast<ssize_t>(req.size()));
@@ -137,8 +142,9 @@ TEST_F(HttpTest, OriginAndHostChecked) {
 }
 
 TEST_F(HttpTest, BadRequests) {
-  EXPECT_EQ(send("POST", "{}", {}, false).status, 406);
-  EXPECT_EQ(send("POST", "{", {"Accept: application/json, text/event-stream", "Content-Type: text/plain"}, false).status, 415);
+  std::string auth = std::string("Authorization: Bearer ") + kToken;
+  EXPECT_EQ(send("POST", "{}", {auth}, false).status, 406);
+  EXPECT_EQ(send("POST", "{", {"Accept: application/json, text/event-stream", "Content-Type: text/plain", auth}, false).status, 415);
   auto r = send("POST", "{not json");
   EXPECT_EQ(r.status, 400);
   EXPECT_EQ(json::parse(r.body)["error"]["code"], rpc_error::kParseError);
@@ -163,6 +169,103 @@ TEST_F(HttpTest, ProgressStreamsAsServerSentEvents) {
   EXPECT_EQ(events.front()["method"], "notifications/progress");
   EXPECT_EQ(events.back()["id"], 3);
   EXPECT_EQ(events.back()["result"]["structuredContent"]["timed_out"], true);
+}
+
+constexpr const char* kExecute =
+    R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute","arguments":{"environment":"python","code":"print:hi"}}})";
+
+TEST_F(HttpTest, MissingOrWrongTokenGets401AndNothingRuns) {
+  std::string sid = initialize();
+  std::string ctype = "Content-Type: application/json";
+  std::string accept = "Accept: application/json, text/event-stream";
+  for (std::string auth : {std::string(), std::string("Authorization: Bearer wrong-token-0123456789abc"),
+                           std::string("Authorization: Bearer ") + kToken + "x",
+                           std::string("Authorization: Basic ") + kToken,
+                           std::string("Authorization: Bearer")}) {
+    std::vector<std::string> h = {ctype, accept, "Mcp-Session-Id: " + sid};
+    if (!auth.empty()) h.push_back(auth);
+    auto r = send("POST", kExecute, h, false);
+    EXPECT_EQ(r.status, 401) << auth;
+    EXPECT_EQ(r.headers["www-authenticate"].rfind("Bearer", 0), 0u) << auth;
+  }
+  auto r = send("POST", R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})",
+                {ctype, accept}, false);
+  EXPECT_EQ(r.status, 401);
+  EXPECT_EQ(fake->calls.load(), 0);
+  // The scheme is case-insensitive; the right token runs the call.
+  r = send("POST", kExecute, {ctype, accept, "Mcp-Session-Id: " + sid, std::string("Authorization: bearer ") + kToken}, false);
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(fake->calls.load(), 1);
+}
+
+TEST_F(HttpTest, UnauthorizedAnsweredBeforeTheBodyIsRead) {
+  // Announce a body and never send it: the 401 must still come (the body is not waited for).
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(http->port());
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  std::string req = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    "Content-Length: 100000\r\n\r\n";
+  ASSERT_EQ(::send(fd, req.data(), req.size(), MSG_NOSIGNAL), static_cast<ssize_t>(req.size()));
+  timeval tv{20, 0};  // generous: fails only if the server waits for the body
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  char buf[256];
+  ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+  ::close(fd);
+  ASSERT_GT(n, 12);
+  EXPECT_EQ(std::string(buf, 12), "HTTP/1.1 401");
+}
+
+TEST(HttpAuth, BearerCompare) {
+  EXPECT_TRUE(bearer_matches("Bearer abcdefghijklmnop", "abcdefghijklmnop"));
+  EXPECT_TRUE(bearer_matches("BEARER abcdefghijklmnop", "abcdefghijklmnop"));
+  EXPECT_FALSE(bearer_matches("Bearer abcdefghijklmno", "abcdefghijklmnop"));
+  EXPECT_FALSE(bearer_matches("Bearer abcdefghijklmnopq", "abcdefghijklmnop"));
+  EXPECT_FALSE(bearer_matches("Bearer abcdefghijklmnoX", "abcdefghijklmnop"));
+  EXPECT_FALSE(bearer_matches("", "abcdefghijklmnop"));
+  EXPECT_FALSE(bearer_matches("Bearer ", ""));
+  auto t1 = generate_token(), t2 = generate_token();
+  ASSERT_TRUE(t1.ok());
+  EXPECT_EQ(t1->size(), 64u);
+  EXPECT_NE(*t1, *t2);
+}
+
+TEST(HttpAuth, TokenFileMustBePrivate) {
+  char dir[] = "/tmp/paddock-token-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  std::string path = std::string(dir) + "/token";
+  FILE* f = std::fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("secret-token-0123456789\n", f);
+  std::fclose(f);
+  ASSERT_EQ(::chmod(path.c_str(), 0640), 0);
+  EXPECT_FALSE(read_token_file(path).ok());
+  ASSERT_EQ(::chmod(path.c_str(), 0604), 0);
+  EXPECT_FALSE(read_token_file(path).ok());
+  ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+  auto t = read_token_file(path);
+  ASSERT_TRUE(t.ok()) << t.error().describe();
+  EXPECT_EQ(*t, "secret-token-0123456789");
+  EXPECT_FALSE(read_token_file(dir).ok());
+  std::string link = std::string(dir) + "/link";
+  ASSERT_EQ(::symlink(path.c_str(), link.c_str()), 0);
+  EXPECT_FALSE(read_token_file(link).ok());
+  ::unlink(link.c_str());
+  ::unlink(path.c_str());
+  ::rmdir(dir);
+}
+
+TEST(HttpAuth, NonLoopbackWithoutTokenRefused) {
+  Config cfg;
+  Server server(cfg, std::make_shared<FakeExecutor>(), {});
+  HttpOptions ho;
+  ho.address = {"0.0.0.0", 0};
+  HttpServer http(server, ho);
+  auto r = http.listen();
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().describe().find("without a token"), std::string::npos);
 }
 
 TEST(HttpAddress, Parse) {

@@ -45,25 +45,31 @@ export async function connectStdio(extraArgs = [], config = writeConfig()) {
 }
 
 // Starts `paddock mcp --http 127.0.0.1:0`-style on a free port and connects to it.
+// Starts `paddock mcp --http` on a port the kernel picks; returns its URL and the bearer token it
+// printed (null with --danger-http-no-auth).
 export async function startHttp(extraArgs = [], config = writeConfig()) {
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const child = spawn(PADDOCK, ['mcp', '--config', config, '--http', `127.0.0.1:${port}`, ...extraArgs], {
+  const child = spawn(PADDOCK, ['mcp', '--config', config, '--http', '127.0.0.1:0', ...extraArgs], {
     stdio: ['ignore', 'inherit', 'pipe'],
   });
-  await new Promise((resolve, reject) => {
+  let token = null;
+  const url = await new Promise((resolve, reject) => {
     let err = '';
     child.stderr.on('data', (d) => {
       err += d;
       process.stderr.write(d);
-      if (err.includes('serving MCP')) resolve();
+      const t = err.match(/bearer token \(.*\): ([0-9a-f]+)/);
+      if (t) token = t[1];
+      const m = err.match(/serving MCP \(Streamable HTTP\) at (http:\/\/\S+)/);
+      if (m) resolve(m[1]);
     });
     child.on('exit', (code) => reject(new Error(`paddock mcp --http exited with ${code}: ${err}`)));
   });
-  return { url: `http://127.0.0.1:${port}/mcp`, child };
+  return { url, child, token };
 }
 
-export async function connectHttp(url) {
-  const transport = new StreamableHTTPClientTransport(new URL(url));
+export async function connectHttp(url, token) {
+  const opts = token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : undefined;
+  const transport = new StreamableHTTPClientTransport(new URL(url), opts);
   const client = new Client({ name: 'paddock-tests-http', version: '1.0.0' });
   await client.connect(transport);
   return { client, transport };
