@@ -1,10 +1,6 @@
 // libFuzzer target for the MCP message path: raw bytes -> parse -> server dispatch (with a fake
-// executor). Built by hand, not by CMake (see docs/mcp.md):
-//   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc \
-//     src/mcp/message_fuzz.cc src/mcp/{json_rpc,config,tools,work_queue,sessions,server}.cc \
-//     src/sys/error.cc -lfmt -o build-fuzz/mcp_message_fuzz
-//   build-fuzz/mcp_message_fuzz tests/mcp/corpus
-// The unit test fuzz_corpus_test.cc runs the same entry point over the corpus.
+// executor). CMake target mcp_message_fuzz (-DPADDOCK_FUZZ=ON, clang); scripts/fuzz-mcp.sh
+// builds and runs it. The unit test fuzz_corpus_test.cc runs the same entry point over the corpus.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
