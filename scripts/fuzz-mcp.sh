@@ -37,7 +37,11 @@ found="$probe/found"
 mkdir -p "$found"
 # Reads the committed corpus, writes what it finds to a scratch dir. Bounded: total time, time per
 # input (a hang is a finding), and memory.
-"$bdir/mcp_message_fuzz" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -max_len=65536 \
+# PADDOCK_FUZZ_RUNS=N (ctest's fuzz.mcp): a fixed seed and N inputs instead of a time, so CI
+# explores exactly what was explored when the change was made, whatever the machine's speed.
+limit=(-max_total_time="$secs")
+if [ -n "${PADDOCK_FUZZ_RUNS:-}" ]; then limit=(-seed=1 -runs="$PADDOCK_FUZZ_RUNS" -max_total_time="$secs"); fi
+"$bdir/mcp_message_fuzz" "${limit[@]}" -timeout=20 -rss_limit_mb=2048 -max_len=65536 \
   -print_final_stats=1 "$found" "$corpus"
 if [ "$grow" = 1 ]; then
   before=$(ls "$corpus" | wc -l)
