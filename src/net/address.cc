@@ -1,5 +1,7 @@
 #include "net/address.h"
 
+#include <ifaddrs.h>
+
 #include <arpa/inet.h>
 
 #include <cstring>
@@ -170,6 +172,19 @@ socklen_t to_sockaddr(const IpAddr& a, std::uint16_t port, sockaddr_storage* out
   in6->sin6_port = htons(port);
   std::memcpy(&in6->sin6_addr, a.bytes.data(), 16);
   return sizeof(sockaddr_in6);
+}
+
+std::vector<IpAddr> host_interface_addresses() {
+  std::vector<IpAddr> out;
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return out;
+  for (ifaddrs* i = list; i != nullptr; i = i->ifa_next) {
+    if (i->ifa_addr == nullptr) continue;
+    if (i->ifa_addr->sa_family != AF_INET && i->ifa_addr->sa_family != AF_INET6) continue;
+    out.push_back(IpAddr::from_sockaddr(i->ifa_addr));
+  }
+  ::freeifaddrs(list);
+  return out;
 }
 
 }  // namespace paddock::net

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -39,6 +40,10 @@ struct Cidr {
 // Why an address is special ("loopback", "private (10.0.0.0/8)", "link-local (cloud metadata)"),
 // or nullopt for an ordinary public address. The list is in address.cc and docs/network.md.
 std::optional<std::string> special_range(const IpAddr& a);
+
+// The addresses on this host's own interfaces (getifaddrs), read fresh on each call: a service
+// bound to 0.0.0.0 answers on every one of them, public ones included (issue 12, item 7).
+std::vector<IpAddr> host_interface_addresses();
 
 // Builds a sockaddr for an address and a port (host order). Returns its length.
 socklen_t to_sockaddr(const IpAddr& a, std::uint16_t port, sockaddr_storage* out);

@@ -94,7 +94,7 @@ Verdict DomainPolicy::decide_host(std::string_view raw_host, std::uint16_t port)
 }
 
 Verdict DomainPolicy::decide_address(const IpAddr& addr, std::string_view name,
-                                     std::uint16_t port) const {
+                                     std::uint16_t port, const std::vector<IpAddr>* host_addresses) const {
   std::string a = addr.to_string();
   std::string target = join_host_port(a, port);
   std::string via = name.empty() ? std::string() : std::string(name) + " resolves to ";
@@ -122,6 +122,15 @@ Verdict DomainPolicy::decide_address(const IpAddr& addr, std::string_view name,
     return make(false, Verdict::Why::SpecialAddress, {},
                 via + a + ", a " + *why + " address; only a rule naming the address allows it",
                 exact_flag);
+  }
+  // The host's own addresses: what listens on 0.0.0.0 there is the user's machine, as loopback is.
+  if (host_addresses != nullptr) {
+    for (const IpAddr& h : *host_addresses) {
+      if (h == addr || (addr.embedded_v4() && *addr.embedded_v4() == h)) {
+        return make(false, Verdict::Why::SpecialAddress, {},
+                    via + a + ", an address of this host; only a rule naming the address allows it", exact_flag);
+      }
+    }
   }
   if (!name.empty()) {
     return make(true, Verdict::Why::AllowRule, {}, via + a + ", a public address");

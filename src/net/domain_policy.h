@@ -52,7 +52,10 @@ class DomainPolicy {
   Verdict decide_host(std::string_view host, std::uint16_t port) const;
   // Decides an address that `name` resolved to (name already allowed by decide_host), or an IP
   // literal the client asked for (name empty).
-  Verdict decide_address(const IpAddr& addr, std::string_view name, std::uint16_t port) const;
+  // `host_addresses`: this host's own interface addresses (host_interface_addresses()), refused
+  // like a special range unless a rule names them; null: not checked (why, unit tests).
+  Verdict decide_address(const IpAddr& addr, std::string_view name, std::uint16_t port,
+                         const std::vector<IpAddr>* host_addresses = nullptr) const;
   // Ports named by allow rules ("github.com:22" -> 22), sorted, unique.
   std::vector<std::uint16_t> named_ports() const;
   const std::vector<HostRule>& allow_rules() const { return allow_; }

@@ -72,8 +72,10 @@ UpstreamOutcome connect_upstream(const DomainPolicy& policy, const std::string& 
   std::vector<IpAddr> allowed;
   bool have_denial = false;
   bool literal = IpAddr::parse(host).has_value();
+  // Read per connection, so an address added while the sandbox runs is refused too.
+  const std::vector<IpAddr> own = host_interface_addresses();
   for (const auto& a : res.addrs) {
-    Verdict v = policy.decide_address(a, literal ? std::string() : host, port);
+    Verdict v = policy.decide_address(a, literal ? std::string() : host, port, &own);
     if (v.allowed) {
       allowed.push_back(a);
     } else if (!have_denial) {
