@@ -102,12 +102,24 @@ struct Limits {
   std::optional<double> cpu;  // cores' worth of CPU time
   std::optional<std::chrono::milliseconds> timeout;
   std::optional<std::uint64_t> tmp_size_bytes;
+  // The private /dev/shm (issue 18, item 3). Unset: kDefaultShmSize, at most memory_bytes
+  // (shm_size_for). Unprivileged, the rlimit fallback of --memory does not count tmpfs pages, so
+  // /dev/shm needs a size of its own.
+  std::optional<std::uint64_t> shm_size_bytes;
   std::optional<std::uint64_t> home_size_bytes;
   std::optional<std::uint64_t> max_file_size_bytes;
   std::optional<std::uint64_t> max_open_files;
   bool core_dumps = false;
   bool best_effort = false;  // --best-effort-limits: run even if a limit cannot be enforced
 };
+
+inline constexpr std::uint64_t kDefaultShmSize = 64ull << 20;
+// The size the sandbox's /dev/shm gets for these limits.
+inline std::uint64_t shm_size_for(const Limits& l) {
+  std::uint64_t s = l.shm_size_bytes ? *l.shm_size_bytes : kDefaultShmSize;
+  if (!l.shm_size_bytes && l.memory_bytes && *l.memory_bytes < s) s = *l.memory_bytes;
+  return s;
+}
 
 struct Policy {
   std::string cwd;   // canonical host path; the sandbox starts here

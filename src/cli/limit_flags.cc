@@ -74,6 +74,7 @@ void add_limit_flags(CLI::App* cmd, LimitFlags& f) {
                   "Wall clock for the whole run, then SIGTERM, a short grace, SIGKILL: 90s, 30m, 1h30m")
       ->group(group);
   cmd->add_option("--tmp-size", f.tmp_size, "Size of the private /tmp: 512M")->group(group);
+  cmd->add_option("--shm-size", f.shm_size, "Size of the private /dev/shm (default 64M, at most --memory)")->group(group);
   cmd->add_option("--home-size", f.home_size, "Size of the fresh HOME: 1G")->group(group);
   cmd->add_option("--max-file-size", f.max_file_size, "Largest file the command may write: 1G")->group(group);
   cmd->add_option("--max-open-files", f.max_open_files, "Open files per process: 1024")->group(group);
@@ -114,6 +115,7 @@ Result<void> apply_limit_flags(const LimitFlags& f, PolicyBuilder& b) {
     }
   }
   if (auto r = size_flag("--tmp-size", f.tmp_size, 1u << 20, l.tmp_size_bytes); !r) return r;
+  if (auto r = size_flag("--shm-size", f.shm_size, 1u << 20, l.shm_size_bytes); !r) return r;
   if (auto r = size_flag("--home-size", f.home_size, 1u << 20, l.home_size_bytes); !r) return r;
   if (auto r = size_flag("--max-file-size", f.max_file_size, 1, l.max_file_size_bytes); !r) return r;
   if (auto r = count_flag("--max-open-files", f.max_open_files, l.max_open_files); !r) return r;

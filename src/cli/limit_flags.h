@@ -18,7 +18,7 @@ namespace paddock::cli {
 // "unlimited" removes a limit the profile set.
 struct LimitFlags {
   std::string memory, pids, cpu, timeout;
-  std::string tmp_size, home_size, max_file_size, max_open_files;
+  std::string tmp_size, shm_size, home_size, max_file_size, max_open_files;
   bool core_dumps = false;
   bool best_effort = false;
   std::string report;  // --report FILE

@@ -175,7 +175,7 @@ class Planner {
     }
     add({MountOp::Kind::Devpts, "", in_new_root("/dev/pts"), "/dev/pts", "", false, true});
     add({MountOp::Kind::Symlink, "pts/ptmx", in_new_root("/dev/ptmx"), "/dev/ptmx", "", true, false});
-    add({MountOp::Kind::Tmpfs, "", in_new_root("/dev/shm"), "/dev/shm", "mode=1777,size=" + default_tmpfs_size(), false, true});
+    add({MountOp::Kind::Tmpfs, "", in_new_root("/dev/shm"), "/dev/shm", "mode=1777,size=" + std::to_string(shm_size_for(policy_.limits)), false, true});
     add({MountOp::Kind::Symlink, "/proc/self/fd", in_new_root("/dev/fd"), "/dev/fd", "", true, false});
     add({MountOp::Kind::Symlink, "/proc/self/fd/0", in_new_root("/dev/stdin"), "/dev/stdin", "", true, false});
     add({MountOp::Kind::Symlink, "/proc/self/fd/1", in_new_root("/dev/stdout"), "/dev/stdout", "", true, false});

@@ -324,6 +324,9 @@ Result<void> CgroupControl::plan(const CgroupLayout& layout) {
              "no pid namespace and no cgroup: processes that left the tree may outlive the timeout");
   }
   if (limits_.tmp_size_bytes) report("tmp-size", format_size(*limits_.tmp_size_bytes)).enforced_by = "tmpfs size";
+  // Always said: /dev/shm has a size whatever the flags (a default, at most --memory).
+  report("shm-size", format_size(shm_size_for(limits_))).enforced_by =
+      limits_.shm_size_bytes ? "tmpfs size" : "tmpfs size (default 64M, at most --memory)";
   if (limits_.home_size_bytes) report("home-size", format_size(*limits_.home_size_bytes)).enforced_by = "tmpfs size";
   if (limits_.max_file_size_bytes) {
     LimitReport& rep = report("max-file-size", format_size(*limits_.max_file_size_bytes));

@@ -174,6 +174,7 @@ json policy_to_json(const Policy& p) {
   if (l.cpu) limits["cpu"] = *l.cpu;
   if (l.timeout) limits["timeout_ms"] = static_cast<std::uint64_t>(l.timeout->count());
   if (l.tmp_size_bytes) limits["tmp_size_bytes"] = *l.tmp_size_bytes;
+  if (l.shm_size_bytes) limits["shm_size_bytes"] = *l.shm_size_bytes;
   if (l.home_size_bytes) limits["home_size_bytes"] = *l.home_size_bytes;
   if (l.max_file_size_bytes) limits["max_file_size_bytes"] = *l.max_file_size_bytes;
   if (l.max_open_files) limits["max_open_files"] = *l.max_open_files;
@@ -298,6 +299,7 @@ Result<Policy> policy_from_json(const json& j) {
       p.limits.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(*ms));
     }
     p.limits.tmp_size_bytes = rd.u64(*l, "tmp_size_bytes", "limits");
+    p.limits.shm_size_bytes = rd.u64(*l, "shm_size_bytes", "limits");
     p.limits.home_size_bytes = rd.u64(*l, "home_size_bytes", "limits");
     p.limits.max_file_size_bytes = rd.u64(*l, "max_file_size_bytes", "limits");
     p.limits.max_open_files = rd.u64(*l, "max_open_files", "limits");

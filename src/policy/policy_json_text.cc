@@ -170,6 +170,7 @@ void write_limits(Writer& w, const Limits& l) {
   u64("pids_ceiling", l.pids_ceiling);
   if (l.timeout) u64("timeout_ms", static_cast<std::uint64_t>(l.timeout->count()));
   u64("tmp_size_bytes", l.tmp_size_bytes);
+  u64("shm_size_bytes", l.shm_size_bytes);
   w.end('}');
 }
 

@@ -27,7 +27,7 @@ const std::vector<std::string> kFilesystemKeys = {
 const std::vector<std::string> kNetworkKeys = {"mode", "allow", "deny"};
 const std::vector<std::string> kEnvKeys = {"pass", "set"};
 const std::vector<std::string> kLimitsKeys = {"memory",   "pids",          "cpu",
-                                              "timeout",  "tmp_size",      "home_size",
+                                              "timeout",  "tmp_size",      "home_size", "shm_size",
                                               "max_file_size", "max_open_files", "core_dumps",
                                               "best_effort"};
 const std::vector<std::string> kSandboxKeys = {"require_namespaces"};
@@ -406,6 +406,7 @@ class ProfileReader {
       }
     }
     if (auto v = size(t, "tmp_size")) l.tmp_size_bytes = v;
+    if (auto v = size(t, "shm_size")) l.shm_size_bytes = v;
     if (auto v = size(t, "home_size")) l.home_size_bytes = v;
     if (auto v = size(t, "max_file_size")) l.max_file_size_bytes = v;
     if (auto v = count(t, "max_open_files")) l.max_open_files = v;
