@@ -28,6 +28,8 @@
 
 extern char** environ;
 
+int probe_seccomp_check(int argc, char** argv);  // probe_seccomp.cc
+
 namespace {
 
 int report(long rc, const char* what) {
@@ -280,6 +282,7 @@ int main(int argc, char** argv) {
   if (cmd == "mknod") return report(mknod(arg(2), S_IFCHR | 0666, makedev(1, 3)), arg(2));
   if (cmd == "mkfifo") return report(mkfifo(arg(2), 0644), arg(2));
   if (cmd == "setid") return cmd_setid(arg(2));
+  if (cmd == "seccomp-check") return probe_seccomp_check(argc - 2, argv + 2);
   if (cmd == "pids") {
     printf("OK pid=%d ppid=%d\n", getpid(), getppid());
     return 0;
