@@ -2,6 +2,7 @@
 # Runs a kernel test binary as root or as the unprivileged test user, the way users run paddock.
 # usage: run-as.sh root|unprivileged TEST_BINARY PADDOCK_BINARY PROBE_BINARY [gtest args...]
 # The binaries are copied to a fresh directory any user can read, so a checkout under /root works.
+# Exit 77 means skipped (ctest's SKIP_RETURN_CODE for these tests).
 set -euo pipefail
 who=$1 test_bin=$2 paddock_bin=$3 probe_bin=$4
 shift 4
@@ -18,8 +19,9 @@ export PADDOCK_BIN="$bindir/paddock" PADDOCK_PROBE="$bindir/paddock-probe"
 case "$who" in
   root)
     if [ "$(id -u)" != 0 ]; then
+      # 77: ctest's SKIP_RETURN_CODE (tests/CMakeLists.txt), so a skip is reported as one.
       echo "SKIPPED: the root run needs root (running as $(id -un))"
-      exit 0
+      exit 77
     fi
     export PADDOCK_TEST_AS=root
     exec "$bindir/tests" "$@"

@@ -280,6 +280,11 @@ class Planner {
                         in_.extra_mounts.front().sandbox_path);
     std::set<std::string> denied;
     for (const DeniedPath& d : policy_.denied) denied.insert(d.path);
+    // With namespaces the real HOME is replaced by a fresh tmpfs unless a rule names it, so a rule
+    // on a parent of HOME shows none of it (and the policy lists no secrets under it). Here the
+    // command gets a private HOME elsewhere: hide the real one whole, or ~/.ssh would be readable.
+    if (!policy_.home.empty() && policy_.home != "/" && policy_.find_rule(policy_.home) == nullptr)
+      denied.insert(policy_.home);
     for (const PathRule& r : policy_.paths) {
       struct stat st;
       if (stat(r.path.c_str(), &st) != 0) {

@@ -156,6 +156,34 @@ TEST_F(PlanTest, FallbackSplitsRuleAroundSensitivePath) {
   EXPECT_TRUE(src);
 }
 
+// A rule on a parent of HOME: with namespaces HOME is a fresh tmpfs; in the fallback the real
+// HOME must be hidden whole (the project inside it keeps its own rule).
+TEST_F(PlanTest, FallbackHidesTheRealHomeUnderAnAllowedParent) {
+  HostContext ctx;
+  ctx.cwd = project_;
+  ctx.home = home_;
+  ctx.user = "u";
+  ctx.fs = real_fs();
+  PolicyBuilder b(ctx);
+  b.allow(root_, Access::ReadWrite, {Origin::Kind::Flag, "--allow " + root_});
+  auto pol = b.build();
+  ASSERT_TRUE(pol.ok()) << pol.error().describe();
+  FsPlanInputs in;
+  in.landlock_abi = 6;
+  in.namespaces = false;
+  in.fallback_home = root_ + "/fh";
+  auto plan = plan_filesystem(pol.value(), in);
+  ASSERT_TRUE(plan.ok()) << plan.error().describe();
+  bool project = false;
+  for (const auto& r : plan->landlock.rules) {
+    const bool reads = (r.access & LANDLOCK_ACCESS_FS_READ_FILE) != 0;
+    EXPECT_FALSE(reads && (r.path == root_ || r.path == home_ || r.path.rfind(home_ + "/.ssh", 0) == 0))
+        << r.path << " is granted: it is, or holds, the real HOME";
+    if (r.path == project_ && reads) project = true;
+  }
+  EXPECT_TRUE(project) << "the project keeps its own rule";
+}
+
 TEST_F(PlanTest, NoIsolationAtAllIsRefused) {
   FsPlanInputs in;
   in.landlock_abi = 0;

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <grp.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -794,17 +795,21 @@ TEST(RlimitFallback, DataCapStopsAHogButNotAReservation) {
                                        "5: a 512M mapping succeeded; 6: a 16M malloc failed, under a 128M RLIMIT_DATA";
 }
 
+// RLIMIT_NPROC does not bind root (a root run is refused it: PidsInAUserNamespaceUseNproc), so
+// as root (how CI runs) the forked child first drops to nobody (65534) and works from there.
 TEST(RlimitFallback, NprocInAUserNamespaceCountsOnlyTheSandbox) {
   Limits l = bare_limits();
   l.pids = 8;
   ResourceOptions o;
   o.new_user_namespace = true;
-  auto rc = create_resource_control(l, CgroupLayout{}, o);
-  if (geteuid() == 0) GTEST_SKIP() << "RLIMIT_NPROC does not bind root (refused: see PidsInAUserNamespaceUseNproc)";
-  ASSERT_TRUE(rc.ok());
-  std::vector<RlimitSpec> limits = (*rc)->rlimits();
   pid_t pid = fork();
   if (pid == 0) {
+    if (geteuid() == 0 && (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0)) _exit(98);
+    if (geteuid() == 0) _exit(98);
+    auto rc = create_resource_control(l, CgroupLayout{}, o);
+    if (!rc.ok()) _exit(97);
+    std::vector<RlimitSpec> limits = (*rc)->rlimits();
+    if (limits.empty()) _exit(96);
     if (unshare(CLONE_NEWUSER) != 0) _exit(99);
     for (const RlimitSpec& r : limits)
       if (setrlimit(r.resource, &r.value) < 0) _exit(121);
@@ -814,6 +819,9 @@ TEST(RlimitFallback, NprocInAUserNamespaceCountsOnlyTheSandbox) {
   waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFEXITED(status));
   if (WEXITSTATUS(status) == 99) GTEST_SKIP() << "no user namespaces here";
+  ASSERT_NE(WEXITSTATUS(status), 98) << "could not drop from root to uid 65534";
+  ASSERT_NE(WEXITSTATUS(status), 97) << "create_resource_control refused an unprivileged nproc limit";
+  ASSERT_NE(WEXITSTATUS(status), 96) << "no RLIMIT_NPROC for a pids limit in a user namespace";
   // 8 tasks in the namespace: the child itself and 7 more, whatever else this uid runs.
   EXPECT_EQ(WEXITSTATUS(status), 7);
 }

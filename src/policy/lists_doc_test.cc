@@ -29,6 +29,31 @@ TEST(ListsDoc, PolicyMdListsEverySensitivePath) {
   }
 }
 
+// The other direction: every row of the "| path | why it is hidden |" table is an entry of the
+// list (an entry dropped from the code but left in the docs fails here).
+TEST(ListsDoc, EverySensitivePathInPolicyMdIsInTheList) {
+  std::string doc = read_doc("policy.md");
+  ASSERT_FALSE(doc.empty()) << "docs/policy.md not found next to the sources";
+  std::size_t at = doc.find("| path | why it is hidden |");
+  ASSERT_NE(at, std::string::npos) << "the sensitive-path table is missing from docs/policy.md";
+  std::istringstream lines(doc.substr(at));
+  std::string line;
+  std::getline(lines, line);  // the header
+  std::getline(lines, line);  // |---|---|
+  int rows = 0;
+  while (std::getline(lines, line) && line.rfind("| `", 0) == 0) {
+    std::size_t end = line.find("` |", 3);
+    ASSERT_NE(end, std::string::npos) << line;
+    std::string p = line.substr(3, end - 3);
+    if (p.rfind("~/", 0) == 0) p = p.substr(2);
+    bool found = false;
+    for (const auto& e : sensitive_entries()) found |= p == e.path;
+    EXPECT_TRUE(found) << p << " is in docs/policy.md but not in src/policy/sensitive_paths.cc";
+    ++rows;
+  }
+  EXPECT_EQ(rows, static_cast<int>(sensitive_entries().size())) << "rows in the docs' table vs entries in the list";
+}
+
 TEST(ListsDoc, PolicyMdListsEveryProtectedPath) {
   std::string doc = read_doc("policy.md");
   ASSERT_FALSE(doc.empty()) << "docs/policy.md not found next to the sources";

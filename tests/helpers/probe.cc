@@ -28,6 +28,8 @@
 
 extern char** environ;
 
+int probe_seccomp_check(int argc, char** argv);  // probe_seccomp.cc
+
 namespace {
 
 int report(long rc, const char* what) {
@@ -203,8 +205,9 @@ int x32_getpid() {
 }
 
 // Execs PATH ARGS... in a child whose stdin is an open, empty pipe (so a password prompt waits),
-// then reads the child's /proc/PID/status once the exec has happened: prints its Uid: and CapEff:
-// lines. A setuid binary that gained privilege shows an effective uid different from the real one.
+// then reads the child's /proc/PID/status once the exec has happened: prints its Uid:, CapEff:
+// and CapPrm: lines. A setuid binary that gained privilege shows an effective uid different from
+// the real one, or capabilities.
 int suid_exec(int argc, char** argv) {
   int in[2];
   if (pipe(in) != 0) return report(-1, "pipe");
@@ -222,9 +225,13 @@ int suid_exec(int argc, char** argv) {
   (void)argc;
   std::string status_path = "/proc/" + std::to_string(pid) + "/status";
   std::string exe_path = "/proc/" + std::to_string(pid) + "/exe";
-  std::string uid, cap;
-  bool seen = false;
-  for (int i = 0; i < 2000 && !seen; ++i) {
+  std::string uid, cap, prm;
+  bool seen = false, exited = false;
+  for (int i = 0; i < 20000 && !seen; ++i) {  // up to ~20 s on a loaded machine
+    if (waitpid(pid, nullptr, WNOHANG) == pid) {
+      exited = true;  // gone before it could be observed
+      break;
+    }
     char target[4096];
     ssize_t n = readlink(exe_path.c_str(), target, sizeof(target) - 1);
     if (n > 0) {
@@ -243,17 +250,41 @@ int suid_exec(int argc, char** argv) {
     while (fgets(line, sizeof(line), f)) {
       if (strncmp(line, "Uid:", 4) == 0) uid = line;
       if (strncmp(line, "CapEff:", 7) == 0) cap = line;
+      if (strncmp(line, "CapPrm:", 7) == 0) prm = line;
     }
     fclose(f);
   }
-  kill(pid, SIGKILL);
-  waitpid(pid, nullptr, 0);
+  if (!exited) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
   if (!seen) {
     printf("SKIP the exec was not observed\n");
     return 2;
   }
-  printf("OK exec %s\n%s%s", argv[0], uid.c_str(), cap.c_str());
+  printf("OK exec %s\n%s%s%s", argv[0], uid.c_str(), cap.c_str(), prm.c_str());
   return 0;
+}
+
+// term-record FILE: prints READY and waits; on SIGTERM writes "SIGTERM\n" to FILE, then dies of
+// the signal with its default action (so the exit status is what it would be without a handler).
+const char* g_term_record = nullptr;
+void on_term(int sig) {
+  int fd = open(g_term_record, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    if (write(fd, "SIGTERM\n", 8) < 0) {
+    }
+    close(fd);
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+int term_record(const char* file) {
+  g_term_record = file;
+  signal(SIGTERM, on_term);
+  printf("READY\n");
+  for (int i = 0; i < 600; ++i) sleep(1);
+  return 3;
 }
 
 int usage() {
@@ -280,6 +311,7 @@ int main(int argc, char** argv) {
   if (cmd == "mknod") return report(mknod(arg(2), S_IFCHR | 0666, makedev(1, 3)), arg(2));
   if (cmd == "mkfifo") return report(mkfifo(arg(2), 0644), arg(2));
   if (cmd == "setid") return cmd_setid(arg(2));
+  if (cmd == "seccomp-check") return probe_seccomp_check(argc - 2, argv + 2);
   if (cmd == "pids") {
     printf("OK pid=%d ppid=%d\n", getpid(), getppid());
     return 0;
@@ -354,6 +386,7 @@ int main(int argc, char** argv) {
     sleep(static_cast<unsigned>(atoi(arg(2))));
     return 0;
   }
+  if (cmd == "term-record") return term_record(arg(2));
   if (cmd == "exit") return atoi(arg(2));
   if (cmd == "raise") {
     signal(atoi(arg(2)), SIG_DFL);

@@ -160,12 +160,16 @@ TEST(CoreSignals, SigtermForwarded) {
   EXPECT_TRUE(contains(p.out, "GOT-TERM")) << describe(p);
   EXPECT_EQ(p.code, 7) << describe(p);
 
-  // A child that does not handle it dies of it: paddock exits 128+15.
-  Started s2 = start({paddock_bin(), "run", "--", w.probe, "sleep", "100"}, o);
-  std::this_thread::sleep_for(500ms);
+  // A command that dies of it: paddock exits 128+15. That is also what paddock would give if it
+  // died of the SIGTERM itself, so the command records the signal it received (in its handler,
+  // before dying of it with the default action) and the record is checked.
+  const std::string record = w.project + "/term-record";
+  Started s2 = start({paddock_bin(), "run", "--", w.probe, "term-record", record}, o);
+  ASSERT_TRUE(s2.wait_for_out("READY", 20s)) << "sandbox did not start";
   kill(s2.pid(), SIGTERM);
   Proc p2 = s2.finish(20s);
   EXPECT_FALSE(p2.timed_out) << describe(p2);
+  EXPECT_EQ(read_file(record), "SIGTERM\n") << "the command did not receive the SIGTERM\n" << describe(p2);
   EXPECT_EQ(p2.code, 128 + SIGTERM) << describe(p2);
 }
 

@@ -6,6 +6,11 @@
 set -euo pipefail
 who=$1 paddock_bin=$2
 shift 2
+# Exit 77 means skipped (ctest's SKIP_RETURN_CODE for these tests), always with the reason.
+if ! command -v node >/dev/null 2>&1; then
+  echo "SKIPPED: node is not installed (scripts/setup.sh installs nodejs), so the MCP SDK client tests cannot run"
+  exit 77
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 user=${PADDOCK_TEST_USER:-paddock-test}
 if [ ! -d "$here/node_modules/@modelcontextprotocol/sdk" ]; then
@@ -28,7 +33,7 @@ case "$who" in
   root)
     if [ "$(id -u)" != 0 ]; then
       echo "SKIPPED: the root run needs root (running as $(id -un))"
-      exit 0
+      exit 77
     fi
     cd "$here"
     PADDOCK_BIN="$bindir/paddock" node --test --test-concurrency=1 "${files[@]}"
