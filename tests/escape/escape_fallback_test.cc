@@ -146,5 +146,33 @@ TEST(Fallback, CommandCannotKillItsInit) {
   for (pid_t pid : wait_until_gone(marker, false, 0s)) kill(pid, SIGKILL);
 }
 
+// --- item 4: the host's /dev/shm ----------------------------------------------------------------
+
+TEST(Fallback, HostDevShmIsOutOfReach) {
+  REQUIRE_FALLBACK();
+  struct stat st;
+  if (stat("/dev/shm", &st) != 0 || !S_ISDIR(st.st_mode)) GTEST_SKIP() << "this host has no /dev/shm";
+  World w;
+  RunOpts o = fallback_opts(w);
+  const std::string name = "paddock-kt-shm-" + std::to_string(getpid());
+  const std::string host = "/dev/shm/" + name;
+  auto p = w.paddock({"run", "--", w.probe, "write", host, "from-the-sandbox"}, o);
+  EXPECT_EQ(p.code, 1) << describe(p);
+  EXPECT_TRUE(contains(p.out, "DENIED EACCES " + host)) << describe(p);
+  EXPECT_FALSE(exists(host)) << "a file the sandbox wrote to /dev/shm is on the host";
+  // Reading what the user's other processes keep there is refused too. (Its names stay
+  // listable, as every directory's are in the fallback: a stated information leak.)
+  write_file(host, World::kSecret, 0644);
+  auto r = w.paddock({"run", "--", "/bin/sh", "-c", "cat " + host + "; echo END"}, o);
+  EXPECT_TRUE(contains(r.out, "END")) << describe(r);
+  EXPECT_FALSE(contains(r.out, World::kSecret)) << describe(r);
+  ::unlink(host.c_str());
+  // Granted explicitly, it is the host's (the user asked for it).
+  auto g = w.paddock({"run", "--allow", "/dev/shm", "--", w.probe, "write", host, "granted"}, o);
+  EXPECT_EQ(g.code, 0) << describe(g);
+  EXPECT_EQ(read_file(host), "granted");
+  ::unlink(host.c_str());
+}
+
 }  // namespace
 }  // namespace ktest
