@@ -27,6 +27,7 @@
 #include <climits>
 #include <cstring>
 
+#include "engine/fallback_init.h"
 #include "sys/netif.h"
 #include "sys/raw_io.h"
 #include "sys/syscalls.h"
@@ -485,7 +486,6 @@ void close_all_but(int keep, const std::vector<int>& also) {
   sys::close_range(static_cast<unsigned>(lo), ~0U, 0);
 }
 
-// Reaps every orphan this process inherited as subreaper (fallback mode without a pid namespace).
 // The tree's CPU time and peak RSS (this init and everything it reaped), for RunResult when
 // the parent does not wait4() the init.
 void send_usage() {
@@ -506,38 +506,6 @@ void send_usage() {
   sys::format_uint(num, sizeof(num), static_cast<unsigned long>(std::max(self.ru_maxrss, kids.ru_maxrss)));
   sys::append(buf, sizeof(buf), n, num);
   send(ChildMessage::Usage, 0, 0, "", buf);
-}
-
-void sweep_orphans() {
-  char path[64];
-  std::size_t n = sys::append(path, sizeof(path), 0, "/proc/self/task/");
-  char num[24];
-  sys::format_uint(num, sizeof(num), static_cast<unsigned long>(getpid()));
-  n = sys::append(path, sizeof(path), n, num);
-  sys::append(path, sizeof(path), n, "/children");
-  for (int round = 0; round < 64; ++round) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) break;
-    char buf[4096];
-    ssize_t len = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (len <= 0) break;
-    buf[len] = '\0';
-    long pid = 0;
-    bool any = false;
-    for (ssize_t i = 0; i <= len; ++i) {
-      if (buf[i] >= '0' && buf[i] <= '9') {
-        pid = pid * 10 + (buf[i] - '0');
-      } else if (pid > 0) {
-        kill(static_cast<pid_t>(pid), SIGKILL);
-        any = true;
-        pid = 0;
-      }
-    }
-    if (!any) break;
-    while (waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
-    }
-  }
 }
 
 }  // namespace
@@ -566,7 +534,7 @@ void sweep_orphans() {
     if (!plan.listeners.empty()) send_listeners(plan);
     build_root(plan);
   } else if (plan.fallback_subreaper) {
-    if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) fail("subreaper", "");
+    if (!fallback_init_setup(plan.parent_pid, plan.sweep_signal)) fail("subreaper", "");
   }
   if (chdir(plan.cwd.c_str()) < 0) fail("chdir", plan.cwd.c_str());
   if (plan.pty_sock >= 0) open_sandbox_pty(plan);
@@ -583,7 +551,9 @@ void sweep_orphans() {
     if (plan.new_cgroup_ns && unshare(CLONE_NEWCGROUP) < 0) fail("cgroup namespace", "");
   }
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) fail("no_new_privs", "");
-  if (plan.landlock.abi > 0) apply_landlock(plan.landlock);
+  // The fallback's command gets its Landlock domain after the fork: the init stays outside it,
+  // so with signal scoping (ABI 6) the command cannot kill the init that will sweep its daemons.
+  if (plan.landlock.abi > 0 && !plan.fallback_subreaper) apply_landlock(plan.landlock);
   drop_capabilities(plan.namespaces || geteuid() == 0);
   if (!plan.seccomp.empty()) apply_seccomp(plan);
   if (plan.exec_in_place) exec_command(plan);
@@ -606,7 +576,10 @@ void sweep_orphans() {
   // the original process held at clone time.
   long pid = syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, nullptr);
   if (pid < 0) fail("fork command", "");
-  if (pid == 0) exec_command(plan);
+  if (pid == 0) {
+    if (plan.landlock.abi > 0 && plan.fallback_subreaper) apply_landlock(plan.landlock);
+    exec_command(plan);
+  }
   g_command_pid = static_cast<pid_t>(pid);
 
   // The init keeps only the report pipe (and its way out of the cgroups): no stdio, no pty, no
@@ -629,7 +602,7 @@ void sweep_orphans() {
   }
   g_command_pid = 0;
   bool left = false;
-  if (plan.fallback_subreaper) sweep_orphans();
+  if (plan.fallback_subreaper) sweep_descendants();
   if (plan.namespaces) {
     // The run ends with the command: kill what it left behind and reap everything, so that the
     // messages below mean "no sandboxed process is alive" (kill(-1) spares only this init).

@@ -27,6 +27,9 @@ namespace paddock::engine {
 namespace {
 
 constexpr auto kTermGrace = std::chrono::seconds(2);
+// How long the fallback's init gets to kill and reap the tree after its sweep signal before it
+// is killed itself (it never needs that long; a SIGKILL then leaves the rest orphaned).
+constexpr auto kSweepGrace = std::chrono::milliseconds(10000);
 
 int dup_high(int fd) { return fcntl(fd, F_DUPFD_CLOEXEC, 10); }
 
@@ -92,11 +95,7 @@ std::vector<sys::UniqueFd> receive_fds(int sock, std::size_t n) {
 
 Launch::~Launch() {
   if (sig_blocked) pthread_sigmask(SIG_SETMASK, &old_sigmask, nullptr);
-  if (child_pid > 0 && !waited_) {
-    if (pidfd) sys::pidfd_send_signal(pidfd.get(), SIGKILL);
-    else kill(child_pid, SIGKILL);
-    reap();
-  }
+  kill_and_reap(kSweepGrace);
   if (egress) egress->stop();
   if (!fallback_dir.empty()) nftw(fallback_dir.c_str(), rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
@@ -195,6 +194,29 @@ bool Launch::read_message(ChildMessage& m) {
   return true;
 }
 
+void Launch::kill_and_reap(std::chrono::milliseconds grace) {
+  if (child_pid <= 0 || waited_) return;
+  auto signal = [&](int sig) {
+    if (pidfd) sys::pidfd_send_signal(pidfd.get(), sig);
+    else kill(child_pid, sig);
+  };
+  if (sweep_signal > 0 && pidfd) {
+    signal(sweep_signal);
+    auto deadline = std::chrono::steady_clock::now() + grace;
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      pollfd p = {pidfd.get(), POLLIN, 0};
+      int r = left.count() > 0 ? poll(&p, 1, static_cast<int>(left.count())) : 0;
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) signal(SIGKILL);
+      break;
+    }
+  } else {
+    signal(SIGKILL);
+  }
+  reap();
+}
+
 void Launch::reap() {
   if (child_pid <= 0 || waited_) return;
   pid_t r;
@@ -286,7 +308,18 @@ Result<RunResult> Launch::wait() {
   bool user_stdin_open = pty_mode_ && pty_master_;
   pid_t command_pid = -1;
 
+  // The fallback's init is asked to sweep first; SIGKILL follows if it has not ended in time.
+  sys::UniqueFd sweep_timer;
   auto kill_tree = [&](int sig) {
+    if (sig == SIGKILL && sweep_signal > 0 && pidfd && !sweep_timer) {
+      sys::pidfd_send_signal(pidfd.get(), sweep_signal);
+      resources->kill_all();
+      sweep_timer.reset(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
+      if (sweep_timer) {
+        arm(sweep_timer.get(), kSweepGrace);
+        return;
+      }
+    }
     if (pidfd) sys::pidfd_send_signal(pidfd.get(), sig);
     else kill(child_pid, sig);
     if (sig == SIGKILL) {
@@ -349,7 +382,7 @@ Result<RunResult> Launch::wait() {
   bool child_gone = false;
   for (;;) {
     std::vector<pollfd> pfds;
-    enum Src { kReport, kPidfd, kOut, kErr, kIn, kPty, kUser, kSig, kTimer, kCancel };
+    enum Src { kReport, kPidfd, kOut, kErr, kIn, kPty, kUser, kSig, kTimer, kCancel, kSweepTimer };
     std::vector<Src> srcs;
     auto add = [&](int fd, short ev, Src s) {
       pfds.push_back({fd, ev, 0});
@@ -365,6 +398,7 @@ Result<RunResult> Launch::wait() {
     if (sigfd) add(sigfd.get(), POLLIN, kSig);
     if (timer) add(timer.get(), POLLIN, kTimer);
     if (opts.cancel) add(opts.cancel->fd(), POLLIN, kCancel);
+    if (sweep_timer && !child_gone) add(sweep_timer.get(), POLLIN, kSweepTimer);
 
     bool outputs_open = out_r_ || err_r_ || pty_master_;
     if (child_gone && !report_open && !outputs_open) break;
@@ -451,7 +485,7 @@ Result<RunResult> Launch::wait() {
             kill_tree(SIGTERM);
             arm(timer.get(), std::chrono::duration_cast<std::chrono::milliseconds>(kTermGrace));
           } else {
-            kill_tree(SIGKILL);
+            kill_tree(SIGKILL);  // the fallback's init sweeps first (kSweepTimer)
             timer.reset();
           }
           break;
@@ -461,6 +495,13 @@ Result<RunResult> Launch::wait() {
           kill_tree(SIGKILL);
           opts.cancel.reset();
           break;
+        case kSweepTimer: {
+          std::uint64_t ticks;
+          if (read(sweep_timer.get(), &ticks, sizeof(ticks)) < 0) {
+          }
+          kill_tree(SIGKILL);  // the init did not finish its sweep: kill it
+          break;
+        }
       }
     }
   }

@@ -43,6 +43,9 @@ class Launch final : public Execution {
   std::string hidden_command_grant;  // the flags that would show it (command_grant_flags)
   std::string isolation;
   bool namespaces = false;
+  // The fallback init's sweep signal (fallback_init.h): sent instead of SIGKILL, so that the init
+  // kills everything below it before it dies. 0 with namespaces (the pid namespace does it).
+  int sweep_signal = 0;
   pid_t child_pid = -1;
   unsigned uid = 0, gid = 0;  // the invoking user's, read before any unshare
   bool sig_blocked = false;   // forwarded signals blocked since before clone
@@ -57,6 +60,9 @@ class Launch final : public Execution {
   void receive_pty();  // namespace mode: the pty master the init made in the sandbox
   bool read_message(ChildMessage& m);  // blocking; false on EOF
   void reap();                         // waits for the init process (after a failure)
+  // Ends the run's processes: SIGKILL to the init, or with the fallback's init its sweep signal
+  // first (and SIGKILL if it is still there after `grace`); then waits for the init.
+  void kill_and_reap(std::chrono::milliseconds grace);
   // The init reported the end of the run (Usage + ExitStatus: every other sandboxed process
   // is dead): hand it to the deferred reaper instead of waiting out its namespace teardown.
   void detach_init();

@@ -90,6 +90,10 @@ struct Plan {
   LandlockPlan landlock;
   std::vector<sock_filter> seccomp;  // BPF program (empty: none)
   bool fallback_subreaper = false;   // no pid namespace: the init sweeps orphans itself
+  // The fallback init (fallback_init.h): paddock's pid, to notice it died before the init set its
+  // parent-death signal, and the signal that makes the init kill everything below it and die.
+  pid_t parent_pid = 0;
+  int sweep_signal = 0;
   bool exec_in_place = false;        // --exec: no init, no fork; setup errors go to stderr
 
   // exec

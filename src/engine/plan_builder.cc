@@ -301,7 +301,8 @@ class Planner {
     for (const char* dev : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty",
                             "/dev/ptmx", "/dev/pts"})
       ll(dev, kDevice, true);
-    ll("/dev/shm", all_rw, true);
+    // No /dev/shm: the host's would be shared with the user's other processes and outlive the
+    // run (with namespaces it is a private tmpfs). `--allow /dev/shm` grants it, knowingly.
     ll("/proc", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR);
     bool protected_weak = false;
     for (const ProtectedPath& p : policy_.protected_paths)

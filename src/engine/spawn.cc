@@ -18,6 +18,7 @@
 
 #include "engine/child.h"
 #include "engine/deferred_cleanup.h"
+#include "engine/fallback_init.h"
 #include "engine/monitor.h"
 #include "engine/plan_builder.h"
 #include "engine/pty.h"
@@ -208,7 +209,12 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
 
   plan.cwd = opts.cwd ? *opts.cwd : policy.cwd;
   plan.hostname = ns ? "paddock" : "";
-  plan.fallback_subreaper = !ns;
+  plan.fallback_subreaper = !ns && !plan.exec_in_place;
+  if (plan.fallback_subreaper) {
+    plan.parent_pid = getpid();
+    plan.sweep_signal = fallback_sweep_signal();
+  }
+  launch.sweep_signal = plan.sweep_signal;
   plan.clone_flags = ns ? (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS) : 0;
   if (ns && policy.network.mode != NetMode::Host) {
     plan.clone_flags |= CLONE_NEWNET;

@@ -1,0 +1,178 @@
+// Escapes specific to the fallback (no user namespaces: Landlock + seccomp, issue 17), forced with
+// PADDOCK_DANGER_DISABLE_NAMESPACES=1. Each test tries the escape from inside and checks the host.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "helpers/test_util.h"
+
+namespace ktest {
+namespace {
+
+using namespace std::chrono_literals;
+
+RunOpts fallback_opts(const World& w) {
+  RunOpts o = w.opts();
+  o.env["PADDOCK_DANGER_DISABLE_NAMESPACES"] = "1";
+  return o;
+}
+
+#define REQUIRE_FALLBACK()                                                                     \
+  do {                                                                                         \
+    KTEST_REQUIRE_BINARIES();                                                                  \
+    if (landlock_abi() < 1) GTEST_SKIP() << "no Landlock: the fallback cannot run on this kernel"; \
+  } while (0)
+
+// Processes whose command line holds `marker`, paddock's own processes (its sandbox init is a copy
+// of paddock whose argv holds the script) left out when `skip_paddock`.
+std::vector<pid_t> survivors(const std::string& marker, bool skip_paddock) {
+  std::vector<pid_t> left;
+  for (pid_t pid : host_pids_with(marker)) {
+    std::string cmd = read_file("/proc/" + std::to_string(pid) + "/cmdline");
+    if (skip_paddock && cmd.rfind(paddock_bin() + std::string(1, '\0'), 0) == 0) continue;
+    left.push_back(pid);
+  }
+  return left;
+}
+
+std::vector<pid_t> wait_until_gone(const std::string& marker, bool skip_paddock, std::chrono::seconds limit) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  std::vector<pid_t> left;
+  for (;;) {
+    left = survivors(marker, skip_paddock);
+    if (left.empty() || std::chrono::steady_clock::now() > deadline) return left;
+    std::this_thread::sleep_for(50ms);
+  }
+}
+
+// A daemon two levels deep: a session leader (a shell) with a live child of its own, both
+// carrying `marker` in their command lines, started in the background; the script waits until
+// both run. The shell's child is reparented to the sandbox's init only when the shell dies.
+std::string two_level_daemon(const World& w, const std::string& marker) {
+  std::string ready = w.project + "/ready-" + std::to_string(getpid());
+  // They would live 10 minutes: longer than any test's patience.
+  return "setsid sh -c '" + w.probe + " sleep 600 " + marker + " & echo $! > " + ready + "; exec " + w.probe +
+         " sleep 601 " + marker + "' </dev/null >/dev/null 2>&1 & " + w.probe + " daemon " + w.project +
+         "/pid-" + marker + " 600 >/dev/null; while [ ! -s " + ready + " ]; do sleep 0.05; done; ";
+}
+
+// --- item 5: daemons outlive the run -----------------------------------------------------------
+
+TEST(Fallback, DaemonDiesWhenTheRunEnds) {
+  REQUIRE_FALLBACK();
+  World w;
+  std::string marker = "fb-end-" + std::to_string(getpid());
+  RunOpts o = fallback_opts(w);
+  // Generous: without the level-by-level sweep the run never ends (the init blocked on the
+  // grandchild it had not killed).
+  o.timeout = 90s;
+  auto p = w.paddock({"run", "--", "/bin/sh", "-c", two_level_daemon(w, marker) + "echo STARTED"}, o);
+  EXPECT_FALSE(p.timed_out) << "the run did not end with its command\n" << describe(p);
+  ASSERT_EQ(p.code, 0) << describe(p);
+  ASSERT_TRUE(contains(p.out, "STARTED")) << describe(p);
+  // paddock returned: nothing of the sandbox may be alive now, not even for a moment.
+  std::vector<pid_t> left = survivors(marker, true);
+  EXPECT_TRUE(left.empty()) << left.size() << " sandboxed processes alive after the run ended: "
+                            << read_file("/proc/" + std::to_string(left.empty() ? 0 : left[0]) + "/cmdline");
+  for (pid_t pid : wait_until_gone(marker, false, 0s)) kill(pid, SIGKILL);
+}
+
+TEST(Fallback, DaemonDiesWhenPaddockIsKilled) {
+  REQUIRE_FALLBACK();
+  World w;
+  std::string marker = "fb-kill9-" + std::to_string(getpid());
+  RunOpts o = fallback_opts(w);
+  Started s = start({paddock_bin(), "run", "--", "/bin/sh", "-c",
+                     two_level_daemon(w, marker) + "echo STARTED; " + w.probe + " sleep 60 " + marker},
+                    o);
+  ASSERT_TRUE(s.wait_for_out("STARTED", 60s)) << "sandbox did not start";
+  ASSERT_GE(survivors(marker, true).size(), 3u) << "the daemons are not running";
+  kill(s.pid(), SIGKILL);
+  Proc p = s.finish(30s);
+  EXPECT_EQ(p.code, 128 + SIGKILL) << describe(p);
+  // The init (paddock's copy) gets its parent-death signal, kills everything below it and dies:
+  // nothing with the marker may remain, the init included.
+  std::vector<pid_t> left = wait_until_gone(marker, false, 30s);
+  EXPECT_TRUE(left.empty()) << left.size() << " sandboxed processes survived kill -9 of paddock: "
+                            << read_file("/proc/" + std::to_string(left.empty() ? 0 : left[0]) + "/cmdline");
+  for (pid_t pid : left) kill(pid, SIGKILL);
+}
+
+// A timeout ends with SIGKILL: paddock asks the init to sweep instead of killing it outright,
+// which would orphan the daemons to the host.
+TEST(Fallback, DaemonDiesWhenTheRunTimesOut) {
+  REQUIRE_FALLBACK();
+  World w;
+  std::string marker = "fb-timeout-" + std::to_string(getpid());
+  RunOpts o = fallback_opts(w);
+  auto p = w.paddock({"run", "--timeout", "1s", "--", "/bin/sh", "-c",
+                      "trap '' TERM; " + two_level_daemon(w, marker) + "echo STARTED; " + w.probe + " ignore-term-sleep 600 " +
+                          marker},
+                     o);
+  ASSERT_TRUE(contains(p.out, "STARTED")) << describe(p);
+  EXPECT_NE(p.code, 0) << describe(p);
+  std::vector<pid_t> left = survivors(marker, true);
+  EXPECT_TRUE(left.empty()) << left.size() << " sandboxed processes alive after the run timed out: "
+                            << read_file("/proc/" + std::to_string(left.empty() ? 0 : left[0]) + "/cmdline");
+  for (pid_t pid : wait_until_gone(marker, false, 0s)) kill(pid, SIGKILL);
+}
+
+// The daemons' sweeper must be out of the command's reach: the command is in a Landlock domain
+// the init is not in, and Landlock ABI 6 scopes signals to the domain.
+TEST(Fallback, CommandCannotKillItsInit) {
+  REQUIRE_FALLBACK();
+  if (landlock_abi() < 6) GTEST_SKIP() << "Landlock ABI " << landlock_abi() << " has no signal scoping (ABI 6)";
+  World w;
+  std::string marker = "fb-init-" + std::to_string(getpid());
+  RunOpts o = fallback_opts(w);
+  o.timeout = 90s;
+  // $PPID of the command's shell is the sandbox's init; paddock is its parent.
+  auto p = w.paddock({"run", "--", "/bin/sh", "-c",
+                      two_level_daemon(w, marker) + w.probe + " kill $PPID 9; " + w.probe +
+                          " kill $(awk '/^PPid:/{print $2}' /proc/$PPID/status) 9; echo DONE"},
+                     o);
+  EXPECT_EQ(p.code, 0) << describe(p);
+  EXPECT_TRUE(contains(p.out, "DENIED EPERM kill\nDENIED EPERM kill\nDONE\n")) << describe(p);
+  // The init survived, so it swept the daemons.
+  std::vector<pid_t> left = survivors(marker, true);
+  EXPECT_TRUE(left.empty()) << left.size() << " sandboxed processes alive after the run ended";
+  for (pid_t pid : wait_until_gone(marker, false, 0s)) kill(pid, SIGKILL);
+}
+
+// --- item 4: the host's /dev/shm ----------------------------------------------------------------
+
+TEST(Fallback, HostDevShmIsOutOfReach) {
+  REQUIRE_FALLBACK();
+  struct stat st;
+  if (stat("/dev/shm", &st) != 0 || !S_ISDIR(st.st_mode)) GTEST_SKIP() << "this host has no /dev/shm";
+  World w;
+  RunOpts o = fallback_opts(w);
+  const std::string name = "paddock-kt-shm-" + std::to_string(getpid());
+  const std::string host = "/dev/shm/" + name;
+  auto p = w.paddock({"run", "--", w.probe, "write", host, "from-the-sandbox"}, o);
+  EXPECT_EQ(p.code, 1) << describe(p);
+  EXPECT_TRUE(contains(p.out, "DENIED EACCES " + host)) << describe(p);
+  EXPECT_FALSE(exists(host)) << "a file the sandbox wrote to /dev/shm is on the host";
+  // Reading what the user's other processes keep there is refused too. (Its names stay
+  // listable, as every directory's are in the fallback: a stated information leak.)
+  write_file(host, World::kSecret, 0644);
+  auto r = w.paddock({"run", "--", "/bin/sh", "-c", "cat " + host + "; echo END"}, o);
+  EXPECT_TRUE(contains(r.out, "END")) << describe(r);
+  EXPECT_FALSE(contains(r.out, World::kSecret)) << describe(r);
+  ::unlink(host.c_str());
+  // Granted explicitly, it is the host's (the user asked for it).
+  auto g = w.paddock({"run", "--allow", "/dev/shm", "--", w.probe, "write", host, "granted"}, o);
+  EXPECT_EQ(g.code, 0) << describe(g);
+  EXPECT_EQ(read_file(host), "granted");
+  ::unlink(host.c_str());
+}
+
+}  // namespace
+}  // namespace ktest
