@@ -100,6 +100,15 @@ struct LimitReport {
   bool hit = false;         // the run reached it
 };
 
+// Something a run left where the host runs or trusts it later (issue 12): a git repository's
+// control files, an agent's host-executed settings, a protected path created. Found by the checks
+// after the run (src/guard/); docs/isolation.md lists what is checked.
+struct LeftBehind {
+  std::string path;    // the exact host path
+  std::string what;    // why it matters: what on the host reads or runs it
+  std::string action;  // what paddock did: "left in place: review it", "reverted; ..."
+};
+
 struct RunResult {
   enum class Status {
     Exited,       // the command exited with exit_code
@@ -116,7 +125,8 @@ struct RunResult {
   std::string setup_detail;  // the path or value involved
 
   std::string isolation;              // "namespaces+landlock(6)+seccomp", "landlock(6)+seccomp"
-  std::vector<std::string> warnings;  // degraded isolation, created protected files, ...
+  std::vector<std::string> warnings;  // degraded isolation, ...
+  std::vector<LeftBehind> left_behind;  // what the host would run or trust later (see LeftBehind)
   std::vector<std::string> denied_hosts;  // network: "host:port" the egress filter refused
   std::vector<NetworkDecision> network;   // network: every decision of the egress filter
   bool timed_out = false;

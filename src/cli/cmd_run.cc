@@ -200,6 +200,8 @@ int do_run(const RunFlags& f) {
     return 125;
   }
   for (const auto& w : res->warnings) std::fprintf(stderr, "[paddock] warning: %s\n", w.c_str());
+  // Always, whatever the exit code and --no-diagnostics: the host would run these later.
+  print_left_behind(res->left_behind);
   std::string failure = res->failure_message();
   if (!failure.empty()) std::fprintf(stderr, "paddock: %s\n", failure.c_str());
   if (!f.limits.report.empty()) {

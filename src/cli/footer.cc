@@ -15,6 +15,21 @@ std::string tilde(const Policy& p, const std::string& path) {
 
 }  // namespace
 
+std::vector<std::string> left_behind_lines(const std::vector<LeftBehind>& left) {
+  std::vector<std::string> out;
+  if (left.empty()) return out;
+  out.push_back("WARNING: this run left behind " + std::to_string(left.size()) +
+                (left.size() == 1 ? " thing" : " things") + " the host may run or trust later:");
+  for (const LeftBehind& l : left) {
+    out.push_back("  " + l.path);
+    out.push_back("      " + l.what);
+    out.push_back("      " + l.action);
+  }
+  return out;
+}
+
+void print_left_behind(const std::vector<LeftBehind>& left) { print_prefixed(left_behind_lines(left)); }
+
 std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const std::vector<std::string>& extra) {
   std::vector<std::string> out;
   bool limit_hit = r.timed_out || r.oom || !extra.empty();

@@ -14,6 +14,11 @@ namespace paddock::cli {
 // signal). `extra` holds lines other subsystems add (limits hit, denied hosts).
 std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const std::vector<std::string>& extra);
 
+// What the run left where the host runs or trusts it later (RunResult::left_behind), one block
+// on stderr that cannot be missed; nothing when the list is empty.
+std::vector<std::string> left_behind_lines(const std::vector<LeftBehind>& left);
+void print_left_behind(const std::vector<LeftBehind>& left);
+
 // Prints lines with the "[paddock] " prefix to stderr.
 void print_prefixed(const std::vector<std::string>& lines);
 

@@ -560,12 +560,8 @@ Result<RunResult> Launch::wait() {
       res.denied_hosts.push_back(line);
     }
   }
-  // Protected paths that did not exist and now do: the host may run them later.
-  for (const ProtectedPath& p : policy->protected_paths) {
-    struct stat st;
-    if (!p.exists && lstat(p.path.c_str(), &st) == 0)
-      res.warnings.push_back("the sandbox created " + p.path + " (" + p.reason + "); review it before your tools run it");
-  }
+  // What the host would run or trust later: checked once every sandboxed process is gone.
+  if (watch) res.left_behind = watch->after();
   if (!fallback_dir.empty()) {
     nftw(fallback_dir.c_str(), rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     fallback_dir.clear();

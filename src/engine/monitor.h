@@ -8,11 +8,13 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/plan.h"
 #include "engine/resources.h"
+#include "guard/watch.h"
 #include "net/egress.h"
 #include "paddock/policy.h"
 #include "paddock/sandbox.h"
@@ -38,6 +40,8 @@ class Launch final : public Execution {
   net::EgressOptions egress_options;
   std::string fallback_dir;
   std::vector<std::string> warnings;
+  // What the run may leave behind for the host (src/guard/): taken before the sandbox starts.
+  std::optional<guard::Watch> watch;
   std::string exec_path;
   std::string hidden_command;  // found on the host's PATH but not visible inside
   std::string hidden_command_grant;  // the flags that would show it (command_grant_flags)

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "policy/path_util.h"
 #include "sys/syscalls.h"
 
 namespace paddock::engine {
@@ -90,6 +91,36 @@ class Planner {
     for (const PathRule& r : policy_.paths)
       if (is_under(path, r.path)) return true;
     return false;
+  }
+
+  // The writable rule whose area PATH lies in (the deepest rule containing it), or null.
+  const PathRule* area_of(const std::string& path) const {
+    const PathRule* best = nullptr;
+    for (const PathRule& r : policy_.paths)
+      if (is_under(path, r.path) && (best == nullptr || r.path.size() > best->path.size())) best = &r;
+    return best != nullptr && grants(best->access, Access::Write) && best->symlink_target.empty() ? best : nullptr;
+  }
+
+  // A protected path's mount holds it in place, but the directories between it and its writable
+  // area could still be renamed away and rebuilt (mv .git .git.old; mkdir .git; a new config):
+  // each of them that exists is bound onto itself, writable as before. A mount point cannot be
+  // renamed or removed (EBUSY), so .git, .vscode, .idea stay the ones the host knows (issue 12).
+  void hold_directories_above(const std::string& protected_path) {
+    const PathRule* area = area_of(protected_path);
+    if (area == nullptr) return;
+    for (std::string d = path::parent(protected_path); d != area->path && is_under(d, area->path);
+         d = path::parent(d)) {
+      if (!held_.insert(d).second) continue;
+      if (area_of(d) != area || policy_.find_rule(d) != nullptr) continue;  // another rule's mount decides
+      const bool special = std::any_of(policy_.protected_paths.begin(), policy_.protected_paths.end(),
+                                       [&](const ProtectedPath& p) { return p.path == d; }) ||
+                           std::any_of(policy_.denied.begin(), policy_.denied.end(),
+                                       [&](const DeniedPath& x) { return is_under(d, x.path); });
+      if (special) continue;  // read-only or hidden already: a writable re-bind would undo it
+      struct stat st;
+      if (lstat(d.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+      add({MountOp::Kind::Protect, "", in_new_root(d), d, "", false, true});
+    }
   }
 
   Result<void> plan_namespaces() {
@@ -213,6 +244,7 @@ class Planner {
       struct stat st;
       if (lstat(p.path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
       add({MountOp::Kind::Protect, "", in_new_root(p.path), p.path, "", true, S_ISDIR(st.st_mode)});
+      hold_directories_above(p.path);
     }
     // Filtered network: our resolver. /etc/resolv.conf may be a symlink; replace its target.
     if (!in_.resolv_conf.empty()) {
@@ -361,6 +393,7 @@ class Planner {
   const FsPlanInputs& in_;
   std::string paddock_dir_ = kPaddockDir;
   std::vector<MountOp> ops_;
+  std::set<std::string> held_;  // directories hold_directories_above() has looked at
   FsPlan out_;
 };
 

@@ -95,6 +95,9 @@ json run_report(const RunResult& r, const Policy& policy, const std::vector<std:
 
   j["isolation"] = r.isolation;
   j["warnings"] = r.warnings;
+  json left = json::array();
+  for (const LeftBehind& l : r.left_behind) left.push_back({{"path", l.path}, {"what", l.what}, {"action", l.action}});
+  j["left_behind"] = std::move(left);
   if (policy.network.mode == NetMode::Filtered) {
     json network = json::array();
     for (const NetworkDecision& d : r.network) network.push_back(network_decision_json(d));

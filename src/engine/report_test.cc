@@ -83,7 +83,7 @@ TEST(RunReport, KeysAreStable) {
   nlohmann::json j = run_report(RunResult{}, small_policy(), {"true"});
   std::vector<std::string> top;
   for (auto it = j.begin(); it != j.end(); ++it) top.push_back(it.key());
-  EXPECT_EQ(top, (std::vector<std::string>{"command", "isolation", "limits", "outcome", "policy",
+  EXPECT_EQ(top, (std::vector<std::string>{"command", "isolation", "left_behind", "limits", "outcome", "policy",
                                            "usage", "version", "warnings"}));
   std::vector<std::string> usage;
   for (auto it = j["usage"].begin(); it != j["usage"].end(); ++it) usage.push_back(it.key());

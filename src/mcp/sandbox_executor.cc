@@ -214,6 +214,8 @@ class SandboxExecutorImpl : public Executor {
       if (l.name == "pids" && l.hit) o.pids_limit_hit = true;
     }
     o.warnings = r.warnings;
+    for (const LeftBehind& l : r.left_behind)
+      o.warnings.push_back("left behind: " + l.path + " (" + l.what + "); " + l.action);
     return o;
   }
 

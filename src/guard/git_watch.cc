@@ -1,0 +1,291 @@
+#include "guard/git_watch.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "policy/path_util.h"
+#include "sys/anchored_dir.h"
+
+namespace paddock::guard {
+namespace {
+
+constexpr const char* kConfigWhy =
+    "git runs the programs a repository's config names (core.fsmonitor, core.hooksPath, core.sshCommand, "
+    "filters, aliases) on the next git command there";
+constexpr const char* kRedirectWhy = "sends git to another repository's config and hooks";
+constexpr const char* kHooksWhy = "git runs its hooks on commit, checkout, merge and push";
+
+class Walker {
+ public:
+  Walker(struct timespec since, std::size_t budget, std::vector<LeftBehind>& out)
+      : since_(since), budget_(budget), out_(out) {}
+
+  bool exhausted() const { return exhausted_; }
+
+  // A directory git may take for a repository's control directory (.git, a bare repository, a
+  // submodule's or a linked worktree's git directory).
+  void git_dir(int fd, const std::string& path, int depth) {
+    static constexpr struct {
+      const char* name;
+      const char* why;
+    } kFiles[] = {
+        {"config", kConfigWhy},
+        {"config.worktree", kConfigWhy},
+        {"commondir", kRedirectWhy},
+        {"gitdir", kRedirectWhy},
+        {"objects", "holds objects/info/alternates, which makes git read objects from another repository"},
+    };
+    for (const auto& f : kFiles) {
+      struct stat st;
+      if (!stat_at(fd, f.name, st)) continue;
+      if (std::strcmp(f.name, "objects") == 0) {
+        if (S_ISLNK(st.st_mode)) {
+          if (changed(st)) flag(fd, "objects", path + "/objects", f.why);
+          continue;
+        }
+        if (!S_ISDIR(st.st_mode)) continue;
+        sys::UniqueFd objects(open_dir(fd, "objects"));
+        struct stat info;
+        if (!objects || !stat_at(objects.get(), "info", info)) continue;
+        if (!S_ISDIR(info.st_mode)) {
+          if (changed(info)) flag(objects.get(), "info", path + "/objects/info", f.why);
+          continue;
+        }
+        sys::UniqueFd info_fd(open_dir(objects.get(), "info"));
+        struct stat alt;
+        if (info_fd && stat_at(info_fd.get(), "alternates", alt) && changed(alt))
+          flag(info_fd.get(), "alternates", path + "/objects/info/alternates",
+               "makes git read objects from another repository");
+        continue;
+      }
+      if (changed(st)) flag(fd, f.name, path + "/" + f.name, f.why);
+    }
+    struct stat st;
+    if (stat_at(fd, "info", st)) {
+      if (!S_ISDIR(st.st_mode)) {
+        if (changed(st)) flag(fd, "info", path + "/info", "holds info/attributes, which chooses filters and diff drivers");
+      } else if (sys::UniqueFd info{open_dir(fd, "info")}) {
+        struct stat attr;
+        if (stat_at(info.get(), "attributes", attr) && changed(attr))
+          flag(info.get(), "attributes", path + "/info/attributes", "chooses the filters and diff drivers git runs on files");
+      }
+    }
+    if (stat_at(fd, "hooks", st)) {
+      if (changed(st) || !S_ISDIR(st.st_mode)) {
+        // Entries added, removed or renamed, or the directory itself replaced: one line for it.
+        if (changed(st)) flag(fd, "hooks", path + "/hooks", kHooksWhy);
+      } else if (sys::UniqueFd hooks{open_dir(fd, "hooks")}) {
+        for_each_entry(hooks.get(), [&](const char* name, unsigned char) {
+          struct stat h;
+          if (stat_at(hooks.get(), name, h) && changed(h)) flag(hooks.get(), name, path + "/hooks/" + name, kHooksWhy);
+        });
+      }
+    }
+    if (depth >= kMaxDepth) return;
+    // Submodules' git directories (names may contain '/': modules/lib/a) and linked worktrees'.
+    for (const char* sub : {"modules", "worktrees"}) {
+      if (!stat_at(fd, sub, st)) continue;
+      if (!S_ISDIR(st.st_mode)) {
+        if (changed(st)) flag(fd, sub, path + "/" + sub, kRedirectWhy);
+        continue;
+      }
+      sys::UniqueFd d(open_dir(fd, sub));
+      if (d) nested_git_dirs(d.get(), path + "/" + sub, depth + 1);
+    }
+  }
+
+  // Any directory in a writable area: every `.git` in it, every bare repository, recursively.
+  void tree(int fd, const std::string& path, int depth) {
+    bool head = false, objects = false, refs = false;
+    std::vector<std::string> subdirs;
+    for_each_entry(fd, [&](const char* name, unsigned char type) {
+      if (std::strcmp(name, ".git") == 0) {
+        dot_git(fd, path);
+        return;
+      }
+      if (std::strcmp(name, "HEAD") == 0) head = true;
+      if (std::strcmp(name, "objects") == 0) objects = true;
+      if (std::strcmp(name, "refs") == 0) refs = true;
+      if (type == DT_DIR) {
+        subdirs.emplace_back(name);
+      } else if (type == DT_UNKNOWN) {
+        struct stat st;
+        if (stat_at(fd, name, st) && S_ISDIR(st.st_mode)) subdirs.emplace_back(name);
+      }
+    });
+    // Git takes a directory holding HEAD, objects/ and refs/ for a bare repository and uses it
+    // when run there (safe.bareRepository defaults to "all").
+    const bool bare = head && objects && refs;
+    if (bare) git_dir(fd, path, depth);
+    if (depth >= kMaxDepth) return;
+    for (const std::string& name : subdirs) {
+      if (exhausted_) return;
+      if (bare && (name == "objects" || name == "refs")) continue;  // the repository's own data
+      sys::UniqueFd sub(open_dir(fd, name.c_str()));
+      if (sub) tree(sub.get(), path + "/" + name, depth + 1);
+    }
+  }
+
+ private:
+  static constexpr int kMaxDepth = 256;
+
+  // A `.git` entry in PATH: a directory is a repository's control directory; a file (gitdir: ...)
+  // or a symlink sends git elsewhere.
+  void dot_git(int fd, const std::string& path) {
+    const std::string p = path + "/.git";
+    struct stat st;
+    if (!stat_at(fd, ".git", st)) return;
+    if (S_ISDIR(st.st_mode)) {
+      sys::UniqueFd d(open_dir(fd, ".git"));
+      if (d) git_dir(d.get(), p, 0);
+      return;
+    }
+    if (changed(st))
+      flag(fd, ".git", p, S_ISLNK(st.st_mode) ? "a .git symlink makes git use the repository it points to, with its config and hooks"
+                                  : "a .git file (gitdir: ...) makes git use the repository it names, with its config and hooks");
+  }
+
+  void nested_git_dirs(int fd, const std::string& path, int depth) {
+    for_each_entry(fd, [&](const char* name, unsigned char type) {
+      if (type != DT_DIR && type != DT_UNKNOWN) {
+        struct stat st;
+        if (stat_at(fd, name, st) && changed(st)) flag(fd, name, path + "/" + name, kRedirectWhy);
+        return;
+      }
+      sys::UniqueFd d(open_dir(fd, name));
+      if (!d) {
+        struct stat st;
+        if (stat_at(fd, name, st) && changed(st)) flag(fd, name, path + "/" + name, kRedirectWhy);
+        return;
+      }
+      struct stat st;
+      const bool is_git_dir = stat_at(d.get(), "HEAD", st) || stat_at(d.get(), "config", st) ||
+                              stat_at(d.get(), "commondir", st) || stat_at(d.get(), "gitdir", st);
+      if (is_git_dir) {
+        git_dir(d.get(), path + "/" + name, depth);
+      } else if (depth < kMaxDepth) {
+        nested_git_dirs(d.get(), path + "/" + name, depth + 1);
+      }
+    });
+  }
+
+  template <typename F>
+  void for_each_entry(int fd, F&& f) {
+    int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (dup_fd < 0) return;
+    DIR* d = fdopendir(dup_fd);
+    if (d == nullptr) {
+      close(dup_fd);
+      return;
+    }
+    rewinddir(d);
+    while (dirent* e = readdir(d)) {
+      if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+      if (budget_ == 0) {
+        exhausted_ = true;
+        break;
+      }
+      --budget_;
+      f(e->d_name, e->d_type);
+    }
+    closedir(d);
+  }
+
+  static bool stat_at(int fd, const char* name, struct stat& st) {
+    return fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+  }
+  static int open_dir(int fd, const char* name) {
+    return openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  }
+  bool changed(const struct stat& st) const {
+    // A file system that keeps whole seconds (or FAT's even ones) writes .tv_nsec 0: compare
+    // coarsely there, so that a change in the run's first seconds is not missed.
+    if (st.st_ctim.tv_nsec == 0) return st.st_ctim.tv_sec + 2 > since_.tv_sec;
+    return st.st_ctim.tv_sec > since_.tv_sec ||
+           (st.st_ctim.tv_sec == since_.tv_sec && st.st_ctim.tv_nsec >= since_.tv_nsec);
+  }
+  // Moves NAME (in FD) aside, beside itself, so that git no longer finds it, and says so.
+  void flag(int fd, const char* name, std::string path, const char* why) {
+    std::string action;
+    for (int i = 0; i < 100 && action.empty(); ++i) {
+      std::string aside = std::string(name) + ".paddock-quarantine" + (i ? "." + std::to_string(i) : "");
+      if (syscall(SYS_renameat2, fd, name, fd, aside.c_str(), RENAME_NOREPLACE) == 0) {
+        const std::string moved = path.substr(0, path.size() - std::strlen(name)) + aside;
+        action = "moved aside to " + moved + "; if you trust it: mv " + moved + " " + path;
+      } else if (errno != EEXIST) {
+        action = std::string("could not move it aside (") + std::strerror(errno) + "): remove it before you run git there";
+      }
+    }
+    if (action.empty()) action = "could not move it aside: remove it before you run git there";
+    out_.push_back({std::move(path), why, std::move(action)});
+  }
+
+  struct timespec since_;
+  std::size_t budget_;
+  std::vector<LeftBehind>& out_;
+  bool exhausted_ = false;
+};
+
+}  // namespace
+
+GitWatch GitWatch::before(const Policy& policy, const std::vector<SandboxMount>& mounts) {
+  GitWatch w;
+  // The kernel stamps ctime from its coarse clock (or a finer one, never earlier).
+  clock_gettime(CLOCK_REALTIME_COARSE, &w.since_);
+  std::vector<std::string> roots;
+  for (const PathRule& r : policy.paths)
+    if (grants(r.access, Access::Write) && r.symlink_target.empty()) roots.push_back(r.path);
+  for (const SandboxMount& m : mounts)
+    if (!m.host_path.empty() && grants(m.access, Access::Write)) roots.push_back(m.host_path);
+  std::sort(roots.begin(), roots.end());
+  for (const std::string& root : roots) {
+    const bool nested = std::any_of(w.areas_.begin(), w.areas_.end(),
+                                    [&](const Area& a) { return path::is_at_or_under(root, a.path); });
+    if (nested) continue;
+    auto fd = sys::open_dir_no_symlinks(root);
+    if (!fd) continue;  // a file, or absent: nothing a repository can be made in
+    Area a{root, std::make_shared<const sys::UniqueFd>(std::move(*fd))};
+    struct stat st;
+    if (fstatat(a.fd->get(), ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
+      a.had_git_dir = true;
+      a.git_dev = st.st_dev;
+      a.git_ino = st.st_ino;
+    }
+    w.areas_.push_back(std::move(a));
+  }
+  return w;
+}
+
+std::vector<LeftBehind> GitWatch::after(std::size_t entry_budget) const {
+  std::vector<LeftBehind> out;
+  Walker walker(since_, entry_budget, out);
+  for (const Area& a : areas_) {
+    // With namespaces the mounts hold .git in place; without, it can be renamed and rebuilt.
+    struct stat st;
+    if (a.had_git_dir && (fstatat(a.fd->get(), ".git", &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_dev != a.git_dev ||
+                          st.st_ino != a.git_ino)) {
+      out.push_back({path::join(a.path, ".git"),
+                     "the repository's control directory was replaced or moved during the run: the .git here now "
+                     "is not the one that was",
+                     "find your repository's original .git (the run may have renamed it) before you run git here"});
+    }
+    walker.tree(a.fd->get(), a.path == "/" ? "" : a.path, 0);
+    if (walker.exhausted()) {
+      out.push_back({a.path,
+                     "not fully checked for git repositories: more than " + std::to_string(entry_budget) + " entries",
+                     "check it yourself: find " + a.path + " -name .git -newer <a file older than the run>"});
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace paddock::guard

@@ -1,0 +1,156 @@
+// Escape suite, git (issue 12, class 1): the sandbox tries to make the host's next git command run
+// a program of its choosing — by replacing the repository it works in, redirecting git from
+// inside .git, planting a .git file or a bare repository, or nesting a repository git enters.
+// Each attack is first run on the host without paddock, where the host's `git status` (or
+// checkout) must run the planted command — so the test can fail —, then inside paddock, with
+// namespaces and in the fallback; afterwards the host's git must run nothing, and what the run
+// left is named with its path.
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "helpers/test_util.h"
+
+namespace ktest {
+namespace {
+
+class EscapeGit : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    if (paddock_bin().empty() || probe_bin().empty()) GTEST_SKIP() << "PADDOCK_BIN/PADDOCK_PROBE not set";
+    if (access("/usr/bin/git", X_OK) != 0) GTEST_SKIP() << "git is not installed";
+  }
+  bool fallback() const { return GetParam(); }
+
+  static RunOpts host_opts(const World& w) {
+    RunOpts o = w.opts();
+    o.env["GIT_CONFIG_NOSYSTEM"] = "1";
+    o.unset = {"GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES"};
+    return o;
+  }
+  static std::string marker(const World& w) { return w.root / "git-ran"; }
+
+  // A repository with one commit in W's project, made on the host.
+  static void make_repo(const World& w) {
+    auto r = run({"/bin/sh", "-c",
+                  "git init -q . && git -c user.email=t@t -c user.name=t commit -q --allow-empty -m init"},
+                 host_opts(w));
+    ASSERT_EQ(r.code, 0) << describe(r);
+  }
+
+  // Runs the host-side git command GIT (a shell line) in W's project; true when the planted
+  // command ran.
+  static bool host_git_runs_it(const World& w, const std::string& git) {
+    unlink(marker(w).c_str());
+    run({"/bin/sh", "-c", git + " >/dev/null 2>&1; true"}, host_opts(w));
+    return exists(marker(w));
+  }
+
+  // ATTACK (shell code, $MARK is the marker's path) run on the host: GIT must then run it.
+  // Run inside paddock: GIT must run nothing, and paddock's stderr must name every path in LEFT
+  // that exists afterwards (what it moved aside).
+  void check(const std::string& attack, const std::string& git, bool with_repo) {
+    const std::string script = "set +e; " + attack;
+    {
+      World control;
+      if (with_repo) make_repo(control);
+      RunOpts o = host_opts(control);
+      o.env["MARK"] = marker(control);
+      auto direct = run({"/bin/sh", "-c", script}, o);
+      ASSERT_TRUE(host_git_runs_it(control, git))
+          << "the attack does not work even without paddock, so this test proves nothing\n"
+          << describe(direct);
+    }
+    world_ = std::make_unique<World>();  // kept until the test ends: its checks look at the files
+    World& w = *world_;
+    if (with_repo) make_repo(w);
+    RunOpts o = w.opts();
+    if (fallback()) o.env["PADDOCK_DANGER_DISABLE_NAMESPACES"] = "1";
+    // The marker's path, as the attack writes it into the config: outside anything the sandbox sees.
+    auto p = w.paddock({"run", "--", "/bin/sh", "-c", "MARK=" + marker(w) + "; " + script}, o);
+    EXPECT_FALSE(host_git_runs_it(w, git)) << "the host's git ran what the sandbox planted\n" << describe(p);
+    last_ = p;
+    last_project_ = w.project;
+  }
+  std::unique_ptr<World> world_;
+  Proc last_;
+  std::string last_project_;
+};
+
+// Plants core.fsmonitor in a git directory DIR made by the attack (HEAD, objects, refs, config).
+std::string fake_git_dir(const std::string& dir) {
+  return "mkdir -p " + dir + "/objects " + dir + "/refs/heads && echo 'ref: refs/heads/main' > " + dir +
+         "/HEAD && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = \"touch %s; true\"\\n' \"$MARK\" > " +
+         dir + "/config; ";
+}
+
+// The project's .git renamed away, or removed, and rebuilt with a config of the sandbox's.
+TEST_P(EscapeGit, ReplaceTheRepository) {
+  check("mv .git .git.old || rm -rf .git; " + fake_git_dir(".git"), "git status", true);
+  if (fallback()) {
+    EXPECT_TRUE(contains(last_.err, "/.git/config")) << describe(last_);
+    EXPECT_TRUE(contains(last_.err, "control directory was replaced or moved")) << describe(last_);
+  } else {
+    // Held in place: a mount point cannot be renamed or removed.
+    EXPECT_FALSE(exists(last_project_ + "/.git.old")) << describe(last_);
+    EXPECT_TRUE(exists(last_project_ + "/.git/config")) << describe(last_);
+  }
+}
+
+// The existing config rewritten in place (read-only with namespaces; in the fallback moved aside).
+TEST_P(EscapeGit, RewriteTheConfig) {
+  check("printf '[core]\\n\\tfsmonitor = \"touch %s; true\"\\n' \"$MARK\" >> .git/config", "git status", true);
+  if (fallback()) EXPECT_TRUE(contains(last_.err, "/.git/config")) << describe(last_);
+}
+
+// .git/commondir sends git to a repository the sandbox made, config and all.
+TEST_P(EscapeGit, CommondirRedirect) {
+  check(fake_git_dir("evil") + "echo \"$PWD/evil\" > .git/commondir", "git status", true);
+  EXPECT_TRUE(contains(last_.err, "/.git/commondir")) << describe(last_);
+}
+
+// A hook added (read-only with namespaces; in the fallback the hooks directory is moved aside).
+TEST_P(EscapeGit, AddAHook) {
+  check("printf '#!/bin/sh\\ntouch %s\\n' \"$MARK\" > .git/hooks/post-checkout; chmod +x .git/hooks/post-checkout",
+        "git checkout -q -b other", true);
+}
+
+// A project that had no repository gets a .git file naming one the sandbox made.
+TEST_P(EscapeGit, GitFileInAProjectWithoutOne) {
+  check(fake_git_dir("elsewhere") + "echo \"gitdir: $PWD/elsewhere\" > .git", "git status", false);
+  EXPECT_TRUE(contains(last_.err, "/proj/.git")) << describe(last_);
+}
+
+// A project that had no repository becomes a bare repository itself (HEAD, objects, refs), one
+// that names a work tree, so that `git status` there works and starts the fsmonitor.
+TEST_P(EscapeGit, ProjectBecomesABareRepository) {
+  check(fake_git_dir(".") + "printf '\tbare = false\n\tworktree = %s\n' \"$PWD\" >> config", "git status", false);
+  EXPECT_TRUE(contains(last_.err, "/proj/config")) << describe(last_);
+}
+
+// A nested repository the root's index points at (a gitlink): `git status` at the root enters it.
+TEST_P(EscapeGit, NestedRepositoryThroughTheIndex) {
+  check("mkdir sub && cd sub && git init -q && git config core.fsmonitor \"touch $MARK; true\" && "
+        "git -c user.email=t@t -c user.name=t commit -q --allow-empty -m x && cd .. && "
+        "git update-index --add --cacheinfo 160000,$(git -C sub rev-parse HEAD),sub",
+        "git status", true);
+  EXPECT_TRUE(contains(last_.err, "/sub/.git/config")) << describe(last_);
+}
+
+// A submodule whose git directory lives in .git/modules, with its own config.
+TEST_P(EscapeGit, SubmoduleGitDirectory) {
+  check(fake_git_dir(".git/modules/lib") + "mkdir lib && echo 'gitdir: ../.git/modules/lib' > lib/.git && "
+            "printf '[core]\\n\\tworktree = ../../../lib\\n\\tfsmonitor = \"touch %s; true\"\\n' \"$MARK\" > "
+            ".git/modules/lib/config && git update-index --add --cacheinfo "
+            "160000,0123456789012345678901234567890123456789,lib",
+        "git status", true);
+  EXPECT_TRUE(contains(last_.err, "/.git/modules/lib/config")) << describe(last_);
+}
+
+INSTANTIATE_TEST_SUITE_P(Escape, EscapeGit, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "Fallback" : "Namespaces"; });
+
+}  // namespace
+}  // namespace ktest
