@@ -560,6 +560,7 @@ Result<RunResult> Launch::wait() {
       res.denied_hosts.push_back(line);
     }
   }
+  broker.reset();  // every sandboxed process is gone
   // What the host would run or trust later: checked once every sandboxed process is gone.
   if (watch) res.left_behind = watch->after();
   if (!fallback_dir.empty()) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/fallback_broker.h"
 #include "engine/plan.h"
 #include "engine/resources.h"
 #include "guard/watch.h"
@@ -40,6 +41,8 @@ class Launch final : public Execution {
   net::EgressOptions egress_options;
   std::string fallback_dir;
   std::vector<std::string> warnings;
+  // The fallback's metadata broker (fallback_broker.h), while the sandbox lives.
+  std::unique_ptr<MetadataBroker> broker;
   // What the run may leave behind for the host (src/guard/): taken before the sandbox starts.
   std::optional<guard::Watch> watch;
   std::string exec_path;
