@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/fallback_broker.h"
+#include "engine/output_relay.h"
 #include "engine/plan.h"
 #include "engine/resources.h"
 #include "guard/watch.h"
@@ -80,6 +81,7 @@ class Launch final : public Execution {
   sys::UniqueFd pty_master_;
   sys::UniqueFd pty_sock_;
   sys::UniqueFd out_r_, err_r_, in_w_;
+  std::unique_ptr<OutputRelay> out_relay_, err_relay_;  // to paddock's stdout/stderr (wait())
   bool pty_mode_ = false;
   bool relay_outputs_ = false;  // inherit mode with count_output: pipes relayed to our 1 and 2
   bool waited_ = false;
