@@ -312,6 +312,11 @@ std::optional<std::string> find_system_program(const std::string& name) {
   return std::nullopt;
 }
 
+FileSpace file_space(const EnvLimits& limits) {
+  const std::uint64_t mem = std::uint64_t{limits.memory_mb} << 20;
+  return {mem / 2, mem / 4, mem / 4};
+}
+
 Config builtin_config() {
   Config cfg;
   cfg.source = "built-in";
