@@ -592,6 +592,22 @@ Result<RunResult> Launch::wait() {
   broker.reset();  // every sandboxed process is gone
   // What the host would run or trust later: checked once every sandboxed process is gone.
   if (watch) res.left_behind = watch->after();
+  // --max-file-size stops a write in whatever process makes it, and only a top-level command
+  // that dies of SIGXFSZ shows in the exit status: a file the run left at exactly the limit says
+  // where it was reached (RLIMIT_FSIZE cuts the write there). Host-backed areas only: the
+  // sandbox's own /tmp is gone by now.
+  if (watch && policy->limits.max_file_size_bytes) {
+    for (LimitReport& l : res.limits) {
+      if (l.name != "max-file-size") continue;
+      auto files = watch->files_at_size(*policy->limits.max_file_size_bytes, 3);
+      if (!files.empty()) {
+        l.hit = true;
+        for (const std::string& f : files)
+          res.warnings.push_back("file-size limit " + l.requested + " reached by " + f +
+                                 ": writes past it failed (EFBIG or SIGXFSZ)");
+      }
+    }
+  }
   if (!fallback_dir.empty()) {
     nftw(fallback_dir.c_str(), rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     fallback_dir.clear();

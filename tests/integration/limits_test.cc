@@ -522,6 +522,26 @@ TEST(LimitsCleanup, BackgroundCleanupReportsFirstAndLeavesNoCgroup) {
 
 namespace {
 
+// ---- --max-file-size (issue 18, item 8) ----
+
+// A child's write stopped by the limit shows in the report and the footer, though the top-level
+// command exits 0 (only a top-level SIGXFSZ used to count).
+TEST_F(LimitsTest, FileSizeLimitHitByAChildIsReported) {
+  Proc r = paddock({"--max-file-size", "1M"},
+                   {"/bin/sh", "-c", "dd if=/dev/zero of=big bs=64k count=64 2>/dev/null; echo dd=$?; exit 0"});
+  EXPECT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("dd=153"), std::string::npos) << describe(r);  // dd died of SIGXFSZ
+  json rep = report();
+  const json* l = limit_entry(rep, "max-file-size");
+  ASSERT_NE(l, nullptr) << rep.dump();
+  EXPECT_EQ(l->at("hit"), true) << rep.dump();
+  EXPECT_NE(r.err.find("file size limit 1M reached (a write failed)"), std::string::npos) << describe(r);
+  EXPECT_NE(r.err.find(dir_ + "/big"), std::string::npos) << describe(r);
+  // A file written to exactly some other size does not count.
+  Proc ok = paddock({"--max-file-size", "1M"}, {"/bin/sh", "-c", "head -c 1000 /dev/zero > small"});
+  EXPECT_EQ(limit_entry(report(), "max-file-size")->at("hit"), false) << describe(ok);
+}
+
 // ---- the output relay (issue 18, item 5) ----
 
 // Starts `paddock run --no-pty --report R FLAGS -- ARGV` with stdout into a pipe whose read end
