@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "guard/agent_config.h"
 #include "guard/git_watch.h"
 #include "paddock/policy.h"
 #include "paddock/sandbox.h"
@@ -24,6 +25,7 @@ class Watch {
  private:
   std::vector<ProtectedPath> absent_;  // protected paths that did not exist
   GitWatch git_;
+  AgentConfigWatch agent_config_;
 };
 
 }  // namespace paddock::guard

@@ -1,0 +1,246 @@
+#include "guard/agent_config.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace paddock::guard {
+namespace {
+
+using nlohmann::json;
+
+const KnownConfig& known(const std::string& rel) {
+  for (const KnownConfig& k : known_agent_configs())
+    if (k.rel == rel) return k;
+  throw std::runtime_error("no known config " + rel);
+}
+
+TEST(RestoreJsonKeys, PutsBackOnlyTheWatchedKeys) {
+  const std::string old_text = R"({"numStartups": 3, "projects": {"/p": {"allowedTools": [], "history": [1]}}})";
+  const std::string new_text = R"({"numStartups": 4, "mcpServers": {"x": {"command": "sh"}},
+      "projects": {"/p": {"allowedTools": ["Bash"], "history": [1, 2], "hasTrustDialogAccepted": true},
+                   "/q": {"mcpServers": {"y": {}}}}})";
+  JsonRestore r = restore_json_keys(old_text, new_text, known(".claude.json").keys);
+  ASSERT_TRUE(r.parsed);
+  EXPECT_EQ(r.changed, (std::vector<std::string>{"mcpServers", "projects./q.mcpServers", "projects./p.allowedTools",
+                                                  "projects./p.hasTrustDialogAccepted"}));
+  json m = json::parse(r.merged);
+  EXPECT_EQ(m["numStartups"], 4);                      // the agent's state kept
+  EXPECT_EQ(m["projects"]["/p"]["history"].size(), 2u);
+  EXPECT_FALSE(m.contains("mcpServers"));
+  EXPECT_TRUE(m["projects"]["/p"]["allowedTools"].empty());
+  EXPECT_FALSE(m["projects"]["/p"].contains("hasTrustDialogAccepted"));
+  EXPECT_FALSE(m["projects"]["/q"].contains("mcpServers"));
+}
+
+TEST(RestoreJsonKeys, RemovalOfADisabledServerIsPutBack) {
+  JsonRestore r = restore_json_keys(R"({"projects": {"/p": {"disabledMcpjsonServers": ["evil"]}}})",
+                                    R"({"projects": {"/p": {}}})", known(".claude.json").keys);
+  ASSERT_TRUE(r.parsed);
+  EXPECT_EQ(r.changed, std::vector<std::string>{"projects./p.disabledMcpjsonServers"});
+  EXPECT_EQ(json::parse(r.merged)["projects"]["/p"]["disabledMcpjsonServers"], json::array({"evil"}));
+}
+
+TEST(RestoreJsonKeys, AParentMadeSomethingElseIsPutBackWhole) {
+  JsonRestore r = restore_json_keys(R"({"projects": {"/p": {"x": 1}}})", R"({"projects": "gone"})",
+                                    known(".claude.json").keys);
+  ASSERT_TRUE(r.parsed);
+  EXPECT_EQ(json::parse(r.merged)["projects"], json::parse(R"({"/p": {"x": 1}})"));
+}
+
+TEST(RestoreJsonKeys, CommandsOnlyCountWhenAValueIsACommand) {
+  const auto& keys = known(".pi/agent/auth.json").keys;
+  JsonRestore plain = restore_json_keys(R"({"openai": {"type": "api_key", "key": "sk-1"}})",
+                                        R"({"openai": {"type": "api_key", "key": "sk-2"}})", keys);
+  ASSERT_TRUE(plain.parsed);
+  EXPECT_TRUE(plain.changed.empty());  // a new key typed in at /login is kept
+  JsonRestore cmd = restore_json_keys(R"({"openai": {"type": "api_key", "key": "sk-1"}})",
+                                      R"({"openai": {"type": "api_key", "key": "!touch /tmp/x"}})", keys);
+  EXPECT_EQ(cmd.changed, std::vector<std::string>{"openai.key"});
+  EXPECT_EQ(json::parse(cmd.merged)["openai"]["key"], "sk-1");
+}
+
+TEST(RestoreJsonKeys, NotAnObjectIsNotParsed) {
+  EXPECT_FALSE(restore_json_keys("{}", "{", known(".claude.json").keys).parsed);
+  EXPECT_FALSE(restore_json_keys("{}", "[1]", known(".claude.json").keys).parsed);
+}
+
+TEST(DiffTomlKeys, WatchedKeysOnly) {
+  const auto& keys = known(".codex/config.toml").keys;
+  TomlDiff same = diff_toml_keys("model = \"a\"\n[projects.\"/p\"]\ntrust_level = \"untrusted\"\n",
+                                 "model = \"b\"\n# a comment\n[projects.\"/p\"]\ntrust_level = \"untrusted\"\n", keys);
+  ASSERT_TRUE(same.parsed);
+  EXPECT_TRUE(same.changed.empty());
+  TomlDiff d = diff_toml_keys("model = \"a\"\n", "notify = [\"sh\", \"-c\", \"x\"]\n[mcp_servers.e]\ncommand = \"sh\"\n", keys);
+  EXPECT_EQ(d.changed, (std::vector<std::string>{"notify", "mcp_servers"}));
+  EXPECT_FALSE(diff_toml_keys("", "notify = [", keys).parsed);
+}
+
+// The whole watch on a temporary HOME: a writable rule over it.
+class AgentConfigWatchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/paddock-agentcfg-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    home_ = tmpl;
+    rules_.push_back(PathRule{home_ + "/.claude", home_ + "/.claude", Access::ReadWrite, {Origin::Kind::Profile, ""}, false, {}});
+    rules_.push_back(PathRule{home_ + "/.claude.json", "", Access::ReadWrite, {Origin::Kind::Profile, ""}, false, {}});
+    rules_.push_back(PathRule{home_ + "/.codex", "", Access::ReadWrite, {Origin::Kind::Profile, ""}, false, {}});
+    rules_.push_back(PathRule{home_ + "/.pi", "", Access::ReadWrite, {Origin::Kind::Profile, ""}, false, {}});
+    mkdir((home_ + "/.claude").c_str(), 0700);
+    mkdir((home_ + "/.codex").c_str(), 0700);
+    mkdir((home_ + "/.pi").c_str(), 0700);
+  }
+  void TearDown() override { ASSERT_EQ(std::system(("rm -rf " + home_).c_str()), 0); }
+  void write(const std::string& rel, const std::string& text) {
+    std::string p = home_ + "/" + rel;
+    ASSERT_EQ(std::system(("mkdir -p \"$(dirname " + p + ")\"").c_str()), 0);
+    std::ofstream(p) << text;
+  }
+  std::string read(const std::string& rel) const {
+    std::ifstream f(home_ + "/" + rel);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+  }
+  bool exists(const std::string& rel) const {
+    struct stat st;
+    return lstat((home_ + "/" + rel).c_str(), &st) == 0;
+  }
+  AgentConfigWatch watch() const { return AgentConfigWatch::before(home_, rules_, known_agent_configs()); }
+  static void tick() { usleep(20'000); }  // the kernel's coarse clock moves on
+  std::string home_;
+  std::vector<PathRule> rules_;
+};
+
+TEST_F(AgentConfigWatchTest, OrdinaryStateIsLeftAlone) {
+  write(".claude.json", R"({"numStartups": 1})");
+  write(".claude/hooks/fmt.sh", "#!/bin/sh\n");
+  write(".codex/config.toml", "model = \"a\"\n");
+  tick();
+  AgentConfigWatch w = watch();
+  write(".claude.json", R"({"numStartups": 2})");
+  write(".claude/projects/p/session.jsonl", "{}\n");
+  write(".codex/config.toml", "model = \"b\"\n");
+  write(".pi/agent/sessions/s.jsonl", "{}\n");
+  EXPECT_TRUE(w.after().empty());
+  EXPECT_EQ(read(".claude.json"), R"({"numStartups": 2})");
+  EXPECT_EQ(read(".codex/config.toml"), "model = \"b\"\n");
+}
+
+TEST_F(AgentConfigWatchTest, JsonKeysPutBackAndTheSandboxsVersionKept) {
+  write(".claude.json", R"({"numStartups": 1})");
+  AgentConfigWatch w = watch();
+  const std::string planted = R"({"numStartups": 2, "mcpServers": {"e": {"command": "sh"}}})";
+  write(".claude.json", planted);
+  auto left = w.after();
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_EQ(left[0].path, home_ + "/.claude.json");
+  EXPECT_NE(left[0].what.find("mcpServers"), std::string::npos) << left[0].what;
+  EXPECT_NE(left[0].action.find(home_ + "/.claude.json.paddock-rejected"), std::string::npos) << left[0].action;
+  json now = json::parse(read(".claude.json"));
+  EXPECT_EQ(now["numStartups"], 2);
+  EXPECT_FALSE(now.contains("mcpServers"));
+  EXPECT_EQ(read(".claude.json.paddock-rejected"), planted);
+}
+
+TEST_F(AgentConfigWatchTest, ParseFailureRestoresThePreviousBytes) {
+  write(".claude.json", R"({"numStartups": 1})");
+  write(".codex/config.toml", "# mine\nmodel = \"a\"\n");
+  AgentConfigWatch w = watch();
+  write(".claude.json", R"({"mcpServers": )");
+  write(".codex/config.toml", "notify = [\n");
+  auto left = w.after();
+  ASSERT_EQ(left.size(), 2u);
+  EXPECT_EQ(read(".claude.json"), R"({"numStartups": 1})");
+  EXPECT_EQ(read(".codex/config.toml"), "# mine\nmodel = \"a\"\n");
+  EXPECT_EQ(read(".codex/config.toml.paddock-rejected"), "notify = [\n");
+}
+
+TEST_F(AgentConfigWatchTest, TomlChangeRestoresTheWholeFile) {
+  write(".codex/config.toml", "# mine\nmodel = \"a\"\n");
+  AgentConfigWatch w = watch();
+  write(".codex/config.toml", "model = \"b\"\nnotify = [\"sh\", \"-c\", \"touch x\"]\n");
+  auto left = w.after();
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_NE(left[0].what.find("notify"), std::string::npos);
+  EXPECT_EQ(read(".codex/config.toml"), "# mine\nmodel = \"a\"\n");
+}
+
+TEST_F(AgentConfigWatchTest, SymlinkSwapIsMovedAsideAndTheFileRestored) {
+  write(".claude/settings.json", R"({"model": "x"})");
+  write("elsewhere.json", R"({"hooks": {}})");
+  AgentConfigWatch w = watch();
+  ASSERT_EQ(unlink((home_ + "/.claude/settings.json").c_str()), 0);
+  ASSERT_EQ(symlink((home_ + "/elsewhere.json").c_str(), (home_ + "/.claude/settings.json").c_str()), 0);
+  auto left = w.after();
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_NE(left[0].what.find("became a symlink"), std::string::npos) << left[0].what;
+  struct stat st;
+  ASSERT_EQ(lstat((home_ + "/.claude/settings.json").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_EQ(read(".claude/settings.json"), R"({"model": "x"})");
+  ASSERT_EQ(lstat((home_ + "/.claude/settings.json.paddock-rejected").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+}
+
+TEST_F(AgentConfigWatchTest, CreatedFilesWithSuchKeysAreMovedAside) {
+  AgentConfigWatch w = watch();
+  write(".claude/settings.json", R"({"hooks": {"SessionStart": []}})");
+  write(".claude.json", R"({"numStartups": 1})");  // its first start: kept
+  write(".pi/agent/settings.json", R"({"extensions": ["/tmp/e.ts"]})");
+  auto left = w.after();
+  ASSERT_EQ(left.size(), 2u);
+  EXPECT_FALSE(exists(".claude/settings.json"));
+  EXPECT_TRUE(exists(".claude/settings.json.paddock-rejected"));
+  EXPECT_TRUE(exists(".claude.json"));
+  EXPECT_FALSE(exists(".pi/agent/settings.json"));  // its directory was made by the run too
+  EXPECT_TRUE(exists(".pi/agent/settings.json.paddock-rejected"));
+}
+
+TEST_F(AgentConfigWatchTest, CodeDirectoriesChangedOrCreatedAreMovedAside) {
+  write(".claude/hooks/fmt.sh", "#!/bin/sh\n");
+  write(".claude/plugins/p/hooks/hooks.json", "{}");
+  tick();
+  AgentConfigWatch w = watch();
+  write(".claude/hooks/evil.sh", "#!/bin/sh\n");
+  write(".claude/plugins/p/hooks/hooks.json", R"({"hooks": 1})");  // deep, in place
+  write(".pi/agent/extensions/evil.ts", "export default () => {}\n");
+  auto left = w.after();
+  ASSERT_EQ(left.size(), 3u);
+  EXPECT_TRUE(exists(".claude/hooks/fmt.sh"));
+  EXPECT_FALSE(exists(".claude/hooks/evil.sh"));
+  EXPECT_TRUE(exists(".claude/hooks/evil.sh.paddock-quarantine"));
+  EXPECT_TRUE(exists(".claude/plugins/p.paddock-quarantine/hooks/hooks.json"));
+  EXPECT_FALSE(exists(".pi/agent/extensions"));
+  EXPECT_TRUE(exists(".pi/agent/extensions.paddock-quarantine/evil.ts"));
+}
+
+TEST_F(AgentConfigWatchTest, ACreatedDirectorySymlinkOnTheWayIsMovedAside) {
+  write("outside/extensions/evil.ts", "x");
+  AgentConfigWatch w = watch();
+  ASSERT_EQ(symlink((home_ + "/outside").c_str(), (home_ + "/.pi/agent").c_str()), 0);
+  auto left = w.after();
+  ASSERT_GE(left.size(), 1u);
+  EXPECT_EQ(left[0].path, home_ + "/.pi/agent");
+  EXPECT_FALSE(exists(".pi/agent"));
+  EXPECT_TRUE(exists(".pi/agent.paddock-quarantine"));
+}
+
+TEST_F(AgentConfigWatchTest, NotWatchedWithoutAWritableRule) {
+  rules_.clear();
+  write(".claude.json", R"({"numStartups": 1})");
+  AgentConfigWatch w = watch();
+  write(".claude.json", R"({"mcpServers": {}})");
+  EXPECT_TRUE(w.after().empty());
+}
+
+}  // namespace
+}  // namespace paddock::guard
