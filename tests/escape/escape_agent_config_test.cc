@@ -93,7 +93,13 @@ TEST_P(EscapeAgentConfig, ClaudeSettingsHooks) {
   EXPECT_EQ(read_file(w->home + "/.claude/projects/p/session.jsonl"), "{\"type\":\"user\"}\n") << describe(p);
   EXPECT_TRUE(contains(read_file(w->home + "/.claude/history.jsonl"), "hi")) << describe(p);
   EXPECT_TRUE(contains(p.err, w->home + "/.claude/hooks")) << describe(p);
-  if (fallback()) EXPECT_TRUE(contains(p.err, w->home + "/.claude/settings.json")) << describe(p);
+  if (fallback()) {
+    EXPECT_TRUE(contains(p.err, w->home + "/.claude/settings.json")) << describe(p);
+  } else {
+    // The profile keeps settings.json read-only: refused in the run, nothing to put back after.
+    EXPECT_TRUE(contains(p.err, "settings.json: Read-only file system")) << describe(p);
+    EXPECT_FALSE(exists(w->home + "/.claude/settings.json.paddock-rejected")) << describe(p);
+  }
 }
 
 // Claude Code: MCP servers (global and per project) and project trust in ~/.claude.json, which
@@ -170,7 +176,13 @@ TEST_P(EscapeAgentConfig, PiExtensionsAndCommandKeys) {
   EXPECT_EQ(read_file(a + "/sessions/s.jsonl"), "{}\n") << describe(p);
   EXPECT_TRUE(contains(p.err, a + "/settings.json")) << describe(p);
   EXPECT_TRUE(contains(p.err, a + "/auth.json")) << describe(p);
-  if (fallback()) EXPECT_TRUE(contains(p.err, a + "/extensions/evil.ts")) << describe(p);
+  if (fallback()) {
+    EXPECT_TRUE(contains(p.err, a + "/extensions/evil.ts")) << describe(p);
+  } else {
+    // The profile keeps extensions/ read-only: refused in the run, nothing moved aside after.
+    EXPECT_TRUE(contains(p.err, "extensions/evil.ts: Read-only file system")) << describe(p);
+    EXPECT_FALSE(contains(p.err, "paddock-quarantine")) << describe(p);
+  }
 }
 
 // pi: an extensions directory that did not exist is made by the run: moved aside whole.
