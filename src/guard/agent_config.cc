@@ -183,6 +183,10 @@ const std::vector<KnownConfig>& known_agent_configs() {
       {".pi/agent/extensions", ConfigFormat::Dir, "pi loads every extension here (code run with your rights) at start", {}},
       {".pi/agent/git", ConfigFormat::Dir, "pi loads the packages installed here (extensions, skills) at start", {}},
       {".pi/agent/skills", ConfigFormat::Dir, "pi's skills carry scripts the agent runs", {}},
+      // opencode: its config and caches are read-only whole in its profile; bin/ lies in its
+      // read-write data directory.
+      {".local/share/opencode/bin", ConfigFormat::Dir,
+       "opencode runs the programs it downloaded here (ripgrep, language servers)", {}},
   };
   return known;
 }

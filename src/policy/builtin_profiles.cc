@@ -141,9 +141,10 @@ description = "opencode: its logins and sessions in ~/.local/share/opencode, the
 allow_if_exists = ["~/.local/share/opencode", "~/.local/state/opencode"]
 # Created before the first run, so that logins made inside are kept.
 create = ["~/.local/share/opencode"]
-# opencode.json (MCP servers, plugins) and the provider packages it installed run on the host
-# later: read-only, so a run cannot plant code there.
-read_if_exists = ["~/.config/opencode", "~/.cache/opencode"]
+# opencode.json (MCP servers, plugins), the provider packages it installed, and the programs it
+# downloaded into bin/ (ripgrep, language servers) run on the host later: read-only, so a run
+# cannot plant code there.
+read_if_exists = ["~/.config/opencode", "~/.cache/opencode", "~/.local/share/opencode/bin"]
 
 [network]
 # The model catalogue, the npm registry it installs provider packages from, its own provider,

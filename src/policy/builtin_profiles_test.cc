@@ -56,7 +56,7 @@ TEST(AgentProfile, EveryPathResolvesWithItsAccess) {
       {"gemini", {{"/home/u/.gemini", Access::Read}, {"/home/u/.gemini/tmp", Access::ReadWrite},
                   {"/home/u/.gemini/oauth_creds.json", Access::ReadWrite}}},
       {"opencode", {{"/home/u/.local/share/opencode", Access::ReadWrite}, {"/home/u/.config/opencode", Access::Read},
-                    {"/home/u/.cache/opencode", Access::Read}}},
+                    {"/home/u/.cache/opencode", Access::Read}, {"/home/u/.local/share/opencode/bin", Access::Read}}},
       {"goose", {{"/home/u/.local/share/goose", Access::ReadWrite}, {"/home/u/.local/state/goose", Access::ReadWrite},
                  {"/home/u/.config/goose", Access::Read}}},
   };

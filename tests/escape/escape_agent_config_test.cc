@@ -196,6 +196,29 @@ TEST_P(EscapeAgentConfig, PiNewExtensionsDirectory) {
   EXPECT_TRUE(contains(p.err, w->home + "/.pi/agent/extensions")) << describe(p);
 }
 
+// opencode: the programs it downloaded into ~/.local/share/opencode/bin (ripgrep) replaced, one
+// added; its session storage is kept.
+TEST_P(EscapeAgentConfig, OpencodeDownloadedPrograms) {
+  auto setup = [](const World& w) { write_file(w.home + "/.local/share/opencode/bin/rg", "#!/bin/sh\n", 0755); };
+  const std::string plant =
+      "D=$H/.local/share/opencode; printf '#!/bin/sh\n%s\n' $P > $D/bin/rg; printf '#!/bin/sh\n%s\n' $P > "
+      "$D/bin/gopls; mkdir -p $D/storage && echo '{}' > $D/storage/session.json";
+  auto landed = [](const World& w) {
+    const std::string b = w.home + "/.local/share/opencode/bin";
+    return contains(read_file(b + "/rg"), kPlanted) || exists(b + "/gopls");
+  };
+  auto [w, p] = attack("opencode", {".local/share/opencode"}, setup, plant, landed);
+  const std::string d = w->home + "/.local/share/opencode";
+  EXPECT_EQ(read_file(d + "/storage/session.json"), "{}\n") << describe(p);
+  if (fallback()) {
+    EXPECT_TRUE(contains(p.err, d + "/bin/rg")) << describe(p);
+    EXPECT_TRUE(contains(p.err, d + "/bin/gopls")) << describe(p);
+  } else {
+    EXPECT_EQ(read_file(d + "/bin/rg"), "#!/bin/sh\n") << describe(p);
+    EXPECT_TRUE(contains(p.err, "bin/rg: Read-only file system")) << describe(p);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Escape, EscapeAgentConfig, ::testing::Values(false, true),
                          [](const auto& info) { return info.param ? "Fallback" : "Namespaces"; });
 
