@@ -242,5 +242,19 @@ TEST_F(AgentConfigWatchTest, NotWatchedWithoutAWritableRule) {
   EXPECT_TRUE(w.after().empty());
 }
 
+// docs/profiles.md names every path checked after the run: the docs stay true when the list grows.
+TEST(AgentConfigDocs, EveryPathIsListed) {
+  std::ifstream in(std::string(PADDOCK_SOURCE_DIR) + "/docs/profiles.md");
+  ASSERT_TRUE(in) << "docs/profiles.md not found next to the sources";
+  std::stringstream doc;
+  doc << in.rdbuf();
+  const std::string text = doc.str();
+  const auto section = text.find("### What the agents run on the host");
+  ASSERT_NE(section, std::string::npos);
+  const std::string table = text.substr(section);
+  for (const KnownConfig& k : known_agent_configs())
+    EXPECT_NE(table.find("`~/" + k.rel + "`"), std::string::npos) << "~/" << k.rel << " is not in docs/profiles.md";
+}
+
 }  // namespace
 }  // namespace paddock::guard
