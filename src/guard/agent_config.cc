@@ -82,31 +82,60 @@ bool changed_since(const struct stat& st, const struct timespec& since) {
   return st.st_ctim.tv_sec > since.tv_sec || (st.st_ctim.tv_sec == since.tv_sec && st.st_ctim.tv_nsec >= since.tv_nsec);
 }
 
-// Whether anything in the tree at NAME (in FD) changed since SINCE; BUDGET bounds the walk, and
-// a walk cut short counts as a change (it could not be shown otherwise).
-bool tree_changed(int fd, const char* name, const struct timespec& since, std::size_t& budget, int depth = 0) {
+enum class TreeState { Same, Changed, Unknown };
+
+// Whether anything in the tree at NAME (in FD) changed since SINCE. BUDGET bounds the entries
+// visited; past it, or where a directory cannot be read, the answer is Unknown.
+TreeState tree_changed(int fd, const char* name, const struct timespec& since, std::size_t& budget, int depth = 0) {
   struct stat st;
-  if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return false;
-  if (changed_since(st, since)) return true;
-  if (!S_ISDIR(st.st_mode)) return false;
-  if (depth > 64 || budget == 0) return true;
+  if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return TreeState::Same;  // gone: runs nothing
+  if (changed_since(st, since)) return TreeState::Changed;
+  if (!S_ISDIR(st.st_mode)) return TreeState::Same;
+  if (depth > 64 || budget == 0) return TreeState::Unknown;
   int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (sub < 0) return true;
+  if (sub < 0) return TreeState::Unknown;
   DIR* d = fdopendir(sub);
   if (!d) {
     close(sub);
-    return true;
+    return TreeState::Unknown;
   }
-  bool found = false;
+  TreeState state = TreeState::Same;
   while (dirent* e = readdir(d)) {
     if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
-    if (budget == 0 || tree_changed(dirfd(d), e->d_name, since, --budget, depth + 1)) {
-      found = true;
+    if (budget == 0) {
+      state = TreeState::Unknown;
       break;
     }
+    TreeState t = tree_changed(dirfd(d), e->d_name, since, --budget, depth + 1);
+    if (t == TreeState::Changed) {
+      state = t;
+      break;
+    }
+    if (t == TreeState::Unknown) state = t;
   }
   closedir(d);
-  return found;
+  return state;
+}
+
+// Moves ENTRY out of the directory DIR_FD (named DIR_NAME in PARENT) into DIR_NAME.paddock-quarantine
+// beside it: not beside the entry, where the agent scans (pi loads extensions/*/index.ts, Claude
+// Code skills/*/SKILL.md, whatever the name). Returns the path relative to PARENT, or "" with errno.
+std::string quarantine_entry(int parent, const std::string& dir_name, int dir_fd, const std::string& entry) {
+  int err = EEXIST;
+  for (int i = 0; i < 100; ++i) {
+    const std::string qname = dir_name + ".paddock-quarantine" + (i ? "." + std::to_string(i) : "");
+    if (mkdirat(parent, qname.c_str(), 0700) != 0 && errno != EEXIST) return "";
+    sys::UniqueFd q(openat(parent, qname.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!q) continue;  // not a directory (a symlink the run left?): the next name
+    for (int j = 0; j < 100; ++j) {
+      const std::string target = entry + (j ? "." + std::to_string(j) : "");
+      if (syscall(SYS_renameat2, dir_fd, entry.c_str(), q.get(), target.c_str(), RENAME_NOREPLACE) == 0)
+        return qname + "/" + target;
+      if (errno != EEXIST) return "";
+    }
+  }
+  errno = err;
+  return "";
 }
 
 // Renames NAME (in FD) to NAME.SUFFIX, numbered when taken; returns the new name, or "" with errno.
@@ -332,7 +361,11 @@ void AgentConfigWatch::check_dir(const Watched& w, int parent, const std::string
     return;
   }
   sys::UniqueFd d(openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!d) return;
+  if (!d) {
+    out.push_back({w.path, k.why + " (not checked: " + std::strerror(errno) + ")",
+                   "review it before the agent runs outside paddock"});
+    return;
+  }
   // Each entry changed or added during the run, with everything below it.
   std::vector<std::string> names;
   int dup_fd = fcntl(d.get(), F_DUPFD_CLOEXEC, 0);
@@ -344,15 +377,21 @@ void AgentConfigWatch::check_dir(const Watched& w, int parent, const std::string
     close(dup_fd);
   }
   std::sort(names.begin(), names.end());
-  std::size_t budget = 100'000;
+  std::size_t budget = kDirEntryBudget;
   for (const std::string& n : names) {
-    if (n.find(".paddock-quarantine") != std::string::npos) continue;  // what an earlier run moved aside
-    if (!tree_changed(d.get(), n.c_str(), since_, budget)) continue;
     const std::string p = path::join(w.path, n);
-    std::string aside = move_aside(d.get(), n, "paddock-quarantine");
+    TreeState t = tree_changed(d.get(), n.c_str(), since_, budget);
+    if (t == TreeState::Same) continue;
+    if (t == TreeState::Unknown) {
+      out.push_back({p, k.why + " (not fully checked: unreadable, or more than " + std::to_string(kDirEntryBudget) +
+                            " entries)",
+                     "review it before the agent runs outside paddock"});
+      continue;
+    }
+    std::string aside = quarantine_entry(parent, name, d.get(), n);
     out.push_back({p, k.why,
                    aside.empty() ? std::string("could not move it aside (") + std::strerror(errno) + "): remove it"
-                                 : "moved aside to " + path::join(w.path, aside) + "; review it before you move it back"});
+                                 : "moved aside to " + sibling(w.path, aside) + "; review it before you move it back"});
   }
 }
 

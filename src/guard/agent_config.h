@@ -82,6 +82,7 @@ class AgentConfigWatch {
   std::vector<LeftBehind> after() const;
 
   static constexpr std::size_t kMaxFileSize = 4u << 20;
+  static constexpr std::size_t kDirEntryBudget = 200'000;  // per watched directory
 
  private:
   struct Watched {

@@ -217,10 +217,33 @@ TEST_F(AgentConfigWatchTest, CodeDirectoriesChangedOrCreatedAreMovedAside) {
   ASSERT_EQ(left.size(), 3u);
   EXPECT_TRUE(exists(".claude/hooks/fmt.sh"));
   EXPECT_FALSE(exists(".claude/hooks/evil.sh"));
-  EXPECT_TRUE(exists(".claude/hooks/evil.sh.paddock-quarantine"));
-  EXPECT_TRUE(exists(".claude/plugins/p.paddock-quarantine/hooks/hooks.json"));
+  // Out of the directory the agent scans, whatever the name.
+  EXPECT_TRUE(exists(".claude/hooks.paddock-quarantine/evil.sh"));
+  EXPECT_FALSE(exists(".claude/plugins/p"));
+  EXPECT_TRUE(exists(".claude/plugins.paddock-quarantine/p/hooks/hooks.json"));
   EXPECT_FALSE(exists(".pi/agent/extensions"));
   EXPECT_TRUE(exists(".pi/agent/extensions.paddock-quarantine/evil.ts"));
+}
+
+// A name that looks like what paddock moved aside is not passed over; what an earlier run moved
+// aside is not moved again; a second one goes beside the first.
+TEST_F(AgentConfigWatchTest, QuarantineNamesAreNotTrusted) {
+  write(".claude/skills/a/SKILL.md", "x");
+  tick();
+  AgentConfigWatch first = watch();
+  write(".claude/skills/a/SKILL.md", "y");
+  ASSERT_EQ(first.after().size(), 1u);
+  tick();
+  AgentConfigWatch w = watch();
+  write(".claude/skills/a/SKILL.md", "z");
+  write(".claude/skills/b.paddock-quarantine/SKILL.md", "evil");
+  auto left = w.after();
+  ASSERT_EQ(left.size(), 2u);
+  EXPECT_FALSE(exists(".claude/skills/a"));
+  EXPECT_FALSE(exists(".claude/skills/b.paddock-quarantine"));
+  EXPECT_EQ(read(".claude/skills.paddock-quarantine/a/SKILL.md"), "y");
+  EXPECT_EQ(read(".claude/skills.paddock-quarantine/a.1/SKILL.md"), "z");
+  EXPECT_EQ(read(".claude/skills.paddock-quarantine/b.paddock-quarantine/SKILL.md"), "evil");
 }
 
 TEST_F(AgentConfigWatchTest, ACreatedDirectorySymlinkOnTheWayIsMovedAside) {
