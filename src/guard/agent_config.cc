@@ -23,7 +23,8 @@
 namespace paddock::guard {
 namespace {
 
-using nlohmann::json;
+// Ordered: a document put back keeps the agent's order of keys.
+using json = nlohmann::ordered_json;
 
 ConfigKey key(std::initializer_list<const char*> p, bool commands_only = false) {
   return {std::vector<std::string>(p.begin(), p.end()), commands_only};
@@ -230,7 +231,7 @@ JsonRestore restore_json_keys(std::string_view old_text, std::string_view new_te
     std::vector<std::string> at;
     restore_at(&old_doc, new_doc, k, 0, at, r.changed);
   }
-  if (!r.changed.empty()) r.merged = new_doc.dump(2) + "\n";
+  if (!r.changed.empty()) r.merged = new_doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
   return r;
 }
 

@@ -138,7 +138,7 @@ TEST_F(AgentConfigWatchTest, OrdinaryStateIsLeftAlone) {
 TEST_F(AgentConfigWatchTest, JsonKeysPutBackAndTheSandboxsVersionKept) {
   write(".claude.json", R"({"numStartups": 1})");
   AgentConfigWatch w = watch();
-  const std::string planted = R"({"numStartups": 2, "mcpServers": {"e": {"command": "sh"}}})";
+  const std::string planted = R"({"zeta": 0, "numStartups": 2, "mcpServers": {"e": {"command": "sh"}}, "alpha": {}})";
   write(".claude.json", planted);
   auto left = w.after();
   ASSERT_EQ(left.size(), 1u);
@@ -149,6 +149,7 @@ TEST_F(AgentConfigWatchTest, JsonKeysPutBackAndTheSandboxsVersionKept) {
   EXPECT_EQ(now["numStartups"], 2);
   EXPECT_FALSE(now.contains("mcpServers"));
   EXPECT_EQ(read(".claude.json.paddock-rejected"), planted);
+  EXPECT_LT(read(".claude.json").find("zeta"), read(".claude.json").find("alpha"));  // the agent's order kept
 }
 
 TEST_F(AgentConfigWatchTest, ParseFailureRestoresThePreviousBytes) {
