@@ -266,7 +266,6 @@ AgentConfigWatch AgentConfigWatch::before(const std::string& home, const std::ve
     // The deepest existing ancestor, with the symlinks the user made before the run resolved
     // (a ~/.claude linked into dotfiles is where the agent will read it); from there on, no
     // symlink is followed.
-    std::vector<std::string> rest;
     std::string dir = path::parent(path::join(home, w.known_[i].rel));
     std::vector<std::string> pending{base_name(path::join(home, w.known_[i].rel))};
     struct stat st;
@@ -290,6 +289,11 @@ AgentConfigWatch AgentConfigWatch::before(const std::string& home, const std::ve
     x.known = i;
     x.path = full;
     x.anchor = std::make_shared<const sys::UniqueFd>(std::move(*fd));
+    x.anchor_path = anchor_path;
+    if (fstat(x.anchor->get(), &st) == 0) {
+      x.anchor_dev = st.st_dev;
+      x.anchor_ino = st.st_ino;
+    }
     x.rest = std::move(pending);
     if (x.rest.size() == 1 && fstatat(x.anchor->get(), x.rest[0].c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
       x.existed = true;
@@ -315,8 +319,35 @@ AgentConfigWatch AgentConfigWatch::before(const std::string& home, const std::ve
 
 std::vector<LeftBehind> AgentConfigWatch::after() const {
   std::vector<LeftBehind> out;
-  for (const Watched& w : watched_) check(w, out);
+  std::set<std::string> replaced;
+  for (const Watched& w : watched_) {
+    // The directory it was reached through must still be the one at that path: a run that can
+    // write its parent could have renamed it away and put another (or a symlink) in its place,
+    // which the descriptor held since before would not see.
+    struct stat st;
+    if (lstat(w.anchor_path.c_str(), &st) != 0 || st.st_dev != w.anchor_dev || st.st_ino != w.anchor_ino) {
+      if (replaced.insert(w.anchor_path).second) anchor_replaced(w, out);
+      continue;
+    }
+    check(w, out);
+  }
   return out;
+}
+
+void AgentConfigWatch::anchor_replaced(const Watched& w, std::vector<LeftBehind>& out) const {
+  const std::string why = "agents' configuration that runs on the host lies below it (" + w.path +
+                          "); the directory that was here before the run was moved or replaced during it";
+  auto parent = sys::open_dir_no_symlinks(path::parent(w.anchor_path));
+  struct stat st;
+  if (!parent || fstatat(parent->get(), base_name(w.anchor_path).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    out.push_back({w.anchor_path, why, "find the original (the run may have renamed it) before an agent runs outside paddock"});
+    return;
+  }
+  std::string aside = move_aside(parent->get(), base_name(w.anchor_path), "paddock-quarantine");
+  out.push_back({w.anchor_path, why,
+                 aside.empty() ? std::string("could not move what is there now aside (") + std::strerror(errno) + "): remove it"
+                               : "what is there now moved aside to " + sibling(w.anchor_path, aside) +
+                                     "; find the original (the run may have renamed it) and move it back"});
 }
 
 void AgentConfigWatch::check(const Watched& w, std::vector<LeftBehind>& out) const {

@@ -89,6 +89,9 @@ class AgentConfigWatch {
     std::size_t known = 0;                          // index in known_
     std::string path;                               // absolute host path
     std::shared_ptr<const sys::UniqueFd> anchor;    // its nearest existing directory
+    std::string anchor_path;
+    dev_t anchor_dev = 0;
+    ino_t anchor_ino = 0;
     std::vector<std::string> rest;                  // components from the anchor to it
     bool existed = false;
     bool readable = false;                          // a regular file of at most kMaxFileSize
@@ -98,6 +101,7 @@ class AgentConfigWatch {
     ino_t ino = 0;
   };
   void check(const Watched& w, std::vector<LeftBehind>& out) const;
+  void anchor_replaced(const Watched& w, std::vector<LeftBehind>& out) const;
   void check_dir(const Watched& w, int parent, const std::string& name, std::vector<LeftBehind>& out) const;
   void check_file(const Watched& w, int parent, const std::string& name, std::vector<LeftBehind>& out) const;
 

@@ -258,6 +258,21 @@ TEST_F(AgentConfigWatchTest, ACreatedDirectorySymlinkOnTheWayIsMovedAside) {
   EXPECT_TRUE(exists(".pi/agent.paddock-quarantine"));
 }
 
+// With HOME writable, ~/.claude itself renamed away and another put in its place: the
+// descriptor held since before sees the old one; the new one is found by its path.
+TEST_F(AgentConfigWatchTest, AStateDirectoryReplacedIsFound) {
+  rules_.push_back(PathRule{home_, home_, Access::ReadWrite, {Origin::Kind::Flag, "--allow ~"}, false, {}});
+  write(".claude/settings.json", R"({"model": "x"})");
+  AgentConfigWatch w = watch();
+  ASSERT_EQ(rename((home_ + "/.claude").c_str(), (home_ + "/old").c_str()), 0);
+  write(".claude/settings.json", R"({"hooks": {}})");
+  auto left = w.after();
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_EQ(left[0].path, home_ + "/.claude");
+  EXPECT_FALSE(exists(".claude"));
+  EXPECT_TRUE(exists(".claude.paddock-quarantine/settings.json"));
+}
+
 TEST_F(AgentConfigWatchTest, NotWatchedWithoutAWritableRule) {
   rules_.clear();
   write(".claude.json", R"({"numStartups": 1})");

@@ -31,7 +31,7 @@ class EscapeAgentConfig : public ::testing::TestWithParam<bool> {
   // SETUP(world) prepares the host's files; ATTACK is shell code run with $H = the host's HOME
   // path (which the profile's rules name: the fallback's command has another HOME). The attack
   // first runs on the host without paddock, where LANDED(world) must be true; then inside
-  // `paddock run --profile PROFILE`. The fallback cannot filter the network, so the agent
+  // `paddock run --profile PROFILE` (no PROFILE: the GRANTS only). The fallback cannot filter the network, so the agent
   // profiles refuse to run there: it gets the profile's read-write grants as --allow flags
   // instead (the check after the run follows the grants, not the profile's name). Returns the
   // world and the run.
@@ -54,7 +54,7 @@ class EscapeAgentConfig : public ::testing::TestWithParam<bool> {
     RunOpts o = w->opts();
     if (fallback()) o.env["PADDOCK_DANGER_DISABLE_NAMESPACES"] = "1";
     std::vector<std::string> args{"run", "--profile", profile};
-    if (fallback()) {
+    if (fallback() || profile.empty()) {
       args = {"run"};
       for (const std::string& g : grants)  // as allow_if_exists does
         if (exists(w->home + "/" + g)) args.insert(args.end(), {"--allow", w->home + "/" + g});
@@ -217,6 +217,23 @@ TEST_P(EscapeAgentConfig, OpencodeDownloadedPrograms) {
     EXPECT_EQ(read_file(d + "/bin/rg"), "#!/bin/sh\n") << describe(p);
     EXPECT_TRUE(contains(p.err, "bin/rg: Read-only file system")) << describe(p);
   }
+}
+
+// With all of HOME writable (`--allow ~`), ~/.claude itself renamed away and rebuilt with hooks:
+// the check follows the path, not only the directory it opened before the run.
+TEST_P(EscapeAgentConfig, ClaudeStateDirectoryReplaced) {
+  auto setup = [](const World& w) { write_file(w.home + "/.claude/settings.json", "{}\n"); };
+  const std::string plant =
+      "mv $H/.claude $H/.claude-old && mkdir $H/.claude && "
+      "printf '{\"apiKeyHelper\":\"%s\"}' $P > $H/.claude/settings.json";
+  auto landed = [](const World& w) { return contains(read_file(w.home + "/.claude/settings.json"), kPlanted); };
+  auto [w, p] = attack("", {""}, setup, plant, landed);
+  // The fallback grants a HOME holding masked secrets entry by entry: nothing can be renamed or
+  // created directly in it, so the rename itself fails there (and the host's file is checked above).
+  if (fallback()) return;
+  EXPECT_TRUE(contains(read_file(w->home + "/.claude.paddock-quarantine/settings.json"), kPlanted)) << describe(p);
+  EXPECT_TRUE(contains(p.err, w->home + "/.claude\n")) << describe(p);
+  EXPECT_TRUE(contains(p.err, "moved or replaced")) << describe(p);
 }
 
 INSTANTIATE_TEST_SUITE_P(Escape, EscapeAgentConfig, ::testing::Values(false, true),
