@@ -31,10 +31,10 @@ class EscapeAgentConfig : public ::testing::TestWithParam<bool> {
   // SETUP(world) prepares the host's files; ATTACK is shell code run with $H = the host's HOME
   // path (which the profile's rules name: the fallback's command has another HOME). The attack
   // first runs on the host without paddock, where LANDED(world) must be true; then inside
-  // `paddock run --profile PROFILE` (no PROFILE: the GRANTS only). The fallback cannot filter the network, so the agent
-  // profiles refuse to run there: it gets the profile's read-write grants as --allow flags
-  // instead (the check after the run follows the grants, not the profile's name). Returns the
-  // world and the run.
+  // `paddock run --profile PROFILE` (no PROFILE: the GRANTS only). The fallback cannot filter
+  // the network, so the agent profiles refuse to run there: it gets the profile's read-write
+  // grants as --allow flags instead (the check after the run follows the grants, not the
+  // profile's name). Returns the world and the run.
   template <typename Setup, typename Landed>
   std::pair<std::unique_ptr<World>, Proc> attack(const std::string& profile, const std::vector<std::string>& grants,
                                                  Setup setup, const std::string& attack, Landed landed) {
