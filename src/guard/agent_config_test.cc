@@ -7,9 +7,15 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <memory>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+
+#include "paddock/profile.h"
+#include "policy/builtin_profiles.h"
+#include "policy/fake_fs.h"
 
 namespace paddock::guard {
 namespace {
@@ -279,6 +285,46 @@ TEST_F(AgentConfigWatchTest, NotWatchedWithoutAWritableRule) {
   AgentConfigWatch w = watch();
   write(".claude.json", R"({"mcpServers": {}})");
   EXPECT_TRUE(w.after().empty());
+}
+
+// Every read-only path a built-in profile puts inside one of its writable ones is also checked
+// after the run: the mount alone does not hold where it is absent (nothing to bind) nor in the
+// fallback (Landlock only adds access).
+TEST(AgentConfigProfiles, EveryReadOnlyPathInsideAWritableOneIsChecked) {
+  std::set<std::string> checked;
+  for (const KnownConfig& k : known_agent_configs()) checked.insert("/home/u/" + k.rel);
+  for (const BuiltinProfile& bp : builtin_profiles()) {
+    auto fs = std::make_shared<FakeFs>();
+    fs->dir("/usr/bin").dir("/etc").dir("/home/u/proj");
+    // Every path the profile names exists (a read_if_exists rule needs something to bind).
+    std::string text = bp.toml;
+    for (std::size_t at = text.find("\"~/"); at != std::string::npos; at = text.find("\"~/", at + 1)) {
+      std::string p = "/home/u/" + text.substr(at + 3, text.find('"', at + 1) - at - 3);
+      if (p.find(".json") != std::string::npos || p.find(".yml") != std::string::npos || p.find(".toml") != std::string::npos)
+        fs->file(p);
+      else
+        fs->dir(p);
+    }
+    HostContext ctx;
+    ctx.cwd = "/home/u/proj";
+    ctx.home = "/home/u";
+    ctx.user = "u";
+    ctx.fs = fs;
+    PolicyBuilder b(ctx);
+    auto src = find_profile(bp.name, ctx);
+    ASSERT_TRUE(src.ok()) << bp.name;
+    ASSERT_TRUE(apply_profile(*src, b, ctx).ok()) << bp.name;
+    auto policy = b.build();
+    ASSERT_TRUE(policy.ok()) << bp.name;
+    for (const PathRule& ro : policy->paths) {
+      if (grants(ro.access, Access::Write) || ro.origin.kind != Origin::Kind::Profile) continue;
+      for (const PathRule& rw : policy->paths)
+        if (grants(rw.access, Access::Write) && rw.path != ro.path && rw.path != "/home/u/proj" &&
+            ro.path.rfind(rw.path + "/", 0) == 0)
+          EXPECT_EQ(checked.count(ro.path), 1u) << bp.name << ": " << ro.path << " is read-only inside " << rw.path
+                                                << " but not in known_agent_configs()";
+    }
+  }
 }
 
 // docs/profiles.md names every path checked after the run: the docs stay true when the list grows.
