@@ -200,7 +200,10 @@ const std::vector<KnownConfig>& known_agent_configs() {
        {key({"notify"}), key({"mcp_servers"}), key({"model_providers"}), key({"model_provider"}), key({"profiles"}),
         key({"profile"}), key({"approval_policy"}), key({"sandbox_mode"}), key({"sandbox_workspace_write"}),
         key({"shell_environment_policy"}), key({"projects"}), key({"hooks"}), key({"features"}), key({"tools"})}},
-      {".codex/rules", ConfigFormat::Dir, "codex runs the commands its rules allow without asking", {}},
+      {".codex/rules", ConfigFormat::Dir, "codex runs the commands its rules allow outside its sandbox without asking",
+       {}},
+      {".codex/policy", ConfigFormat::Dir, "codex runs the commands its execpolicy (older rules) allows without asking",
+       {}},
       // pi. settings.json and auth.json are written by pi (settings, logins): only these keys.
       {".pi/agent/settings.json", ConfigFormat::Json,
        "pi loads the packages, extensions and skills and runs the shell and npm commands named here",
