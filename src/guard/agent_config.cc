@@ -173,6 +173,29 @@ std::optional<std::string> read_regular(int fd, const std::string& name, std::si
   return out;
 }
 
+// The regular files directly in the directory NAME (in DIR), up to the saved sizes.
+void save_small_files(const sys::UniqueFd& dir, const std::string& name,
+                      std::map<std::string, AgentConfigWatch::Saved>& saved) {
+  sys::UniqueFd d(openat(dir.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!d) return;
+  int dup_fd = fcntl(d.get(), F_DUPFD_CLOEXEC, 0);
+  DIR* listing = dup_fd >= 0 ? fdopendir(dup_fd) : nullptr;
+  if (!listing) {
+    if (dup_fd >= 0) close(dup_fd);
+    return;
+  }
+  std::size_t total = 0;
+  while (dirent* e = readdir(listing)) {
+    if (e->d_type != DT_REG && e->d_type != DT_UNKNOWN) continue;
+    struct stat st;
+    auto bytes = read_regular(d.get(), e->d_name, AgentConfigWatch::kSavedFileSize, st);
+    if (!bytes || total + bytes->size() > AgentConfigWatch::kSavedTotal) continue;
+    total += bytes->size();
+    saved[e->d_name] = {std::move(*bytes), st.st_mode & 07777};
+  }
+  closedir(listing);
+}
+
 }  // namespace
 
 const std::vector<KnownConfig>& known_agent_configs() {
@@ -309,6 +332,8 @@ AgentConfigWatch AgentConfigWatch::before(const std::string& home, const std::ve
           x.readable = true;
           x.bytes = std::move(*bytes);
         }
+      } else if (S_ISDIR(st.st_mode) && w.known_[i].format == ConfigFormat::Dir) {
+        save_small_files(*x.anchor, x.rest[0], x.saved);
       } else if (S_ISLNK(st.st_mode)) {
         char target[4096];
         ssize_t n = readlinkat(x.anchor->get(), x.rest[0].c_str(), target, sizeof target);
@@ -424,9 +449,18 @@ void AgentConfigWatch::check_dir(const Watched& w, int parent, const std::string
       continue;
     }
     std::string aside = quarantine_entry(parent, name, d.get(), n);
-    out.push_back({p, k.why,
-                   aside.empty() ? std::string("could not move it aside (") + std::strerror(errno) + "): remove it"
-                                 : "moved aside to " + sibling(w.path, aside) + "; review it before you move it back"});
+    if (aside.empty()) {
+      out.push_back({p, k.why, std::string("could not move it aside (") + std::strerror(errno) + "): remove it"});
+      continue;
+    }
+    std::string action = "moved aside to " + sibling(w.path, aside) + "; review it before you move it back";
+    if (auto was = w.saved.find(n); was != w.saved.end()) {
+      // A file that was there before the run: the user's version back in its place.
+      auto wr = sys::write_file_at(d.get(), n, was->second.bytes, was->second.mode);
+      action = "the sandbox's version moved aside to " + sibling(w.path, aside) +
+               (wr ? "; the previous file restored" : "; could not restore the previous file (" + wr.error().message + ")");
+    }
+    out.push_back({p, k.why, action});
   }
 }
 

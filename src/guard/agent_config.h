@@ -18,6 +18,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -81,8 +82,15 @@ class AgentConfigWatch {
   // What changed since before(): put back or moved aside, each with its exact path.
   std::vector<LeftBehind> after() const;
 
+  struct Saved {
+    std::string bytes;
+    mode_t mode = 0600;
+  };
+
   static constexpr std::size_t kMaxFileSize = 4u << 20;
   static constexpr std::size_t kDirEntryBudget = 200'000;  // per watched directory
+  static constexpr std::size_t kSavedFileSize = 256u << 10;  // a directory's files kept to put back
+  static constexpr std::size_t kSavedTotal = 4u << 20;       // per watched directory
 
  private:
   struct Watched {
@@ -99,6 +107,9 @@ class AgentConfigWatch {
     mode_t mode = 0600;
     dev_t dev = 0;
     ino_t ino = 0;
+    // A directory's small regular files, as they were: put back when the run changed them
+    // (codex appends the commands you allow to rules/default.rules, next to yours).
+    std::map<std::string, Saved> saved;
   };
   void check(const Watched& w, std::vector<LeftBehind>& out) const;
   void anchor_replaced(const Watched& w, std::vector<LeftBehind>& out) const;

@@ -232,6 +232,19 @@ TEST_F(AgentConfigWatchTest, CodeDirectoriesChangedOrCreatedAreMovedAside) {
   EXPECT_TRUE(exists(".pi/agent/extensions.paddock-quarantine/evil.ts"));
 }
 
+// A small file that was there before the run is put back; the sandbox's version kept aside.
+TEST_F(AgentConfigWatchTest, AFileThatWasThereIsRestored) {
+  write(".codex/rules/default.rules", "prefix_rule(pattern=[\"ls\"])\n");
+  tick();
+  AgentConfigWatch w = watch();
+  write(".codex/rules/default.rules", "prefix_rule(pattern=[\"ls\"])\nprefix_rule(pattern=[\"curl\"])\n");
+  auto left = w.after();
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_NE(left[0].action.find("previous file restored"), std::string::npos) << left[0].action;
+  EXPECT_EQ(read(".codex/rules/default.rules"), "prefix_rule(pattern=[\"ls\"])\n");
+  EXPECT_NE(read(".codex/rules.paddock-quarantine/default.rules").find("curl"), std::string::npos);
+}
+
 // A name that looks like what paddock moved aside is not passed over; what an earlier run moved
 // aside is not moved again; a second one goes beside the first.
 TEST_F(AgentConfigWatchTest, QuarantineNamesAreNotTrusted) {
