@@ -226,15 +226,15 @@ TEST_P(EscapeAgentConfig, OpencodeDownloadedPrograms) {
 // With all of HOME writable (`--allow ~`), ~/.claude itself renamed away and rebuilt with hooks:
 // the check follows the path, not only the directory it opened before the run.
 TEST_P(EscapeAgentConfig, ClaudeStateDirectoryReplaced) {
+  // The fallback grants a HOME holding masked secrets entry by entry: nothing can be renamed or
+  // created directly in it (Landlock), so the rename this test needs cannot happen there.
+  if (fallback()) GTEST_SKIP() << "without namespaces, ~/.claude cannot be renamed in a HOME that holds masked secrets";
   auto setup = [](const World& w) { write_file(w.home + "/.claude/settings.json", "{}\n"); };
   const std::string plant =
       "mv $H/.claude $H/.claude-old && mkdir $H/.claude && "
       "printf '{\"apiKeyHelper\":\"%s\"}' $P > $H/.claude/settings.json";
   auto landed = [](const World& w) { return contains(read_file(w.home + "/.claude/settings.json"), kPlanted); };
   auto [w, p] = attack("", {""}, setup, plant, landed);
-  // The fallback grants a HOME holding masked secrets entry by entry: nothing can be renamed or
-  // created directly in it, so the rename itself fails there (and the host's file is checked above).
-  if (fallback()) return;
   EXPECT_TRUE(contains(read_file(w->home + "/.claude.paddock-quarantine/settings.json"), kPlanted)) << describe(p);
   EXPECT_TRUE(contains(p.err, w->home + "/.claude\n")) << describe(p);
   EXPECT_TRUE(contains(p.err, "moved or replaced")) << describe(p);
