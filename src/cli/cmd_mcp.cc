@@ -63,6 +63,8 @@ int do_mcp(const McpFlags& f) {
         return 2;
       }
       token = *t;
+    } else if (!http->unix_path.empty()) {
+      // The socket file is 0600 and peers are checked by uid: the file system is the auth.
     } else if (!f.danger_http_no_auth) {
       auto t = mcp::generate_token();
       if (!t) {
@@ -99,9 +101,25 @@ int do_mcp(const McpFlags& f) {
   auto server = std::make_unique<mcp::Server>(*config, *executor, sopts);
   (*executor)->start_background();
 
-  std::thread([&server, &executor, sigs] {
+  // HTTP: listening before the signal thread starts, so that it can remove a unix socket.
+  std::unique_ptr<mcp::HttpServer> http_server;
+  if (http) {
+    mcp::HttpOptions hopts;
+    hopts.address = *http;
+    hopts.allowed_origins = f.allowed_origins;
+    hopts.token = token;
+    http_server = std::make_unique<mcp::HttpServer>(*server, hopts);
+    if (auto r = http_server->listen(); !r) {
+      print_error(r.error());
+      return 1;
+    }
+    std::fprintf(stderr, "paddock mcp: serving MCP (Streamable HTTP) at %s\n", http_server->where().c_str());
+  }
+
+  std::thread([&server, &executor, &http_server, sigs] {
     int sig = 0;
     sigwait(&sigs, &sig);
+    if (http_server) http_server->remove_socket();
     // Kill what runs, remove workspaces, then leave at once: the transport may be blocked in a
     // read that nothing else would end.
     server->cancel_all();
@@ -112,16 +130,8 @@ int do_mcp(const McpFlags& f) {
   }).detach();
 
   int rc = 0;
-  if (http) {
-    mcp::HttpOptions hopts;
-    hopts.address = *http;
-    hopts.allowed_origins = f.allowed_origins;
-    hopts.token = token;
-    auto r = mcp::serve_http(*server, hopts);
-    if (!r) {
-      print_error(r.error());
-      rc = 1;
-    }
+  if (http_server) {
+    http_server->serve();
   } else {
     std::fprintf(stderr, "paddock mcp: serving MCP on stdio (%zu environments, config: %s)\n",
                  config->environments.size(), config->source.c_str());
@@ -140,7 +150,8 @@ void register_mcp(CLI::App& app) {
   cmd->add_option("--config", flags->config, "TOML file with environments and limits");
   cmd->add_option("--project", flags->project, "directory the code may read (never write)");
   cmd->add_option("--http", flags->http,
-                  "serve Streamable HTTP on ADDR:PORT (e.g. 127.0.0.1:8765) instead of stdio");
+                  "serve Streamable HTTP on ADDR:PORT (e.g. 127.0.0.1:8765), or on unix:PATH (a socket "
+                  "only your user can use; no token needed), instead of stdio");
   cmd->add_option("--token-file", flags->token_file,
                   "HTTP: read the bearer token from this file (mode 0600, yours) instead of "
                   "generating one");

@@ -342,7 +342,7 @@ class Planner {
     if (protected_weak)
       out_.warnings.push_back(
           "without namespaces, files the host runs later (.git/hooks, .envrc, ...) inside writable paths are not "
-          "write-protected");
+          "write-protected during the run; what the run changes in them is moved aside after it");
     return {};
   }
 

@@ -2,15 +2,14 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <linux/fs.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 
+#include "guard/quarantine.h"
 #include "policy/path_util.h"
 #include "sys/anchored_dir.h"
 
@@ -25,8 +24,12 @@ constexpr const char* kHooksWhy = "git runs its hooks on commit, checkout, merge
 
 class Walker {
  public:
-  Walker(struct timespec since, std::size_t budget, std::vector<LeftBehind>& out)
-      : since_(since), budget_(budget), out_(out) {}
+  // After the run: what changed against BASE is moved aside and added to OUT.
+  Walker(const Baseline& base, std::size_t budget, std::vector<LeftBehind>& out)
+      : base_(base), budget_(budget), out_(out) {}
+  // Before the run: every control file visited is recorded in RECORD, nothing is moved.
+  Walker(Baseline& record, std::vector<LeftBehind>& unused)
+      : base_(record), record_(&record), budget_(kRecordBudget), out_(unused) {}
 
   bool exhausted() const { return exhausted_; }
 
@@ -137,6 +140,9 @@ class Walker {
  private:
   static constexpr int kMaxDepth = 256;
 
+  static constexpr std::size_t kRecordBudget = 100'000;
+
+ public:
   // A `.git` entry in PATH: a directory is a repository's control directory; a file (gitdir: ...)
   // or a symlink sends git elsewhere.
   void dot_git(int fd, const std::string& path) {
@@ -153,6 +159,7 @@ class Walker {
                                   : "a .git file (gitdir: ...) makes git use the repository it names, with its config and hooks");
   }
 
+ private:
   void nested_git_dirs(int fd, const std::string& path, int depth) {
     for_each_entry(fd, [&](const char* name, unsigned char type) {
       if (type != DT_DIR && type != DT_UNKNOWN) {
@@ -206,29 +213,20 @@ class Walker {
     return openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   }
   bool changed(const struct stat& st) const {
-    // A file system that keeps whole seconds (or FAT's even ones) writes .tv_nsec 0: compare
-    // coarsely there, so that a change in the run's first seconds is not missed.
-    if (st.st_ctim.tv_nsec == 0) return st.st_ctim.tv_sec + 2 > since_.tv_sec;
-    return st.st_ctim.tv_sec > since_.tv_sec ||
-           (st.st_ctim.tv_sec == since_.tv_sec && st.st_ctim.tv_nsec >= since_.tv_nsec);
+    if (record_ != nullptr) {
+      record_->record(st);
+      return false;
+    }
+    return base_.changed(st);
   }
   // Moves NAME (in FD) aside, beside itself, so that git no longer finds it, and says so.
   void flag(int fd, const char* name, std::string path, const char* why) {
-    std::string action;
-    for (int i = 0; i < 100 && action.empty(); ++i) {
-      std::string aside = std::string(name) + ".paddock-quarantine" + (i ? "." + std::to_string(i) : "");
-      if (syscall(SYS_renameat2, fd, name, fd, aside.c_str(), RENAME_NOREPLACE) == 0) {
-        const std::string moved = path.substr(0, path.size() - std::strlen(name)) + aside;
-        action = "moved aside to " + moved + "; if you trust it: mv " + moved + " " + path;
-      } else if (errno != EEXIST) {
-        action = std::string("could not move it aside (") + std::strerror(errno) + "): remove it before you run git there";
-      }
-    }
-    if (action.empty()) action = "could not move it aside: remove it before you run git there";
+    std::string action = move_aside(fd, name, path, "you run git there");
     out_.push_back({std::move(path), why, std::move(action)});
   }
 
-  struct timespec since_;
+  const Baseline& base_;
+  Baseline* record_ = nullptr;
   std::size_t budget_;
   std::vector<LeftBehind>& out_;
   bool exhausted_ = false;
@@ -238,8 +236,7 @@ class Walker {
 
 GitWatch GitWatch::before(const Policy& policy, const std::vector<SandboxMount>& mounts) {
   GitWatch w;
-  // The kernel stamps ctime from its coarse clock (or a finer one, never earlier).
-  clock_gettime(CLOCK_REALTIME_COARSE, &w.since_);
+  w.base_.start();
   std::vector<std::string> roots;
   for (const PathRule& r : policy.paths)
     if (grants(r.access, Access::Write) && r.symlink_target.empty()) roots.push_back(r.path);
@@ -258,6 +255,9 @@ GitWatch GitWatch::before(const Policy& policy, const std::vector<SandboxMount>&
       a.had_git_dir = true;
       a.git_dev = st.st_dev;
       a.git_ino = st.st_ino;
+      // Its control files as they are now (the rest of the area is judged by the clock alone).
+      std::vector<LeftBehind> unused;
+      Walker(w.base_, unused).dot_git(a.fd->get(), root);
     }
     w.areas_.push_back(std::move(a));
   }
@@ -266,7 +266,7 @@ GitWatch GitWatch::before(const Policy& policy, const std::vector<SandboxMount>&
 
 std::vector<LeftBehind> GitWatch::after(std::size_t entry_budget) const {
   std::vector<LeftBehind> out;
-  Walker walker(since_, entry_budget, out);
+  Walker walker(base_, entry_budget, out);
   for (const Area& a : areas_) {
     // With namespaces the mounts hold .git in place; without, it can be renamed and rebuilt.
     struct stat st;

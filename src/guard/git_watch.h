@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "guard/quarantine.h"
 #include "paddock/policy.h"
 #include "paddock/sandbox.h"
 #include "sys/unique_fd.h"
@@ -43,7 +44,7 @@ class GitWatch {
     ino_t git_ino = 0;
   };
   std::vector<Area> areas_;
-  struct timespec since_{};
+  Baseline base_;  // the areas' own .git control files as they were
 };
 
 }  // namespace paddock::guard

@@ -1,26 +1,108 @@
 #include "guard/watch.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "guard/quarantine.h"
+#include "policy/path_util.h"
+#include "sys/anchored_dir.h"
 
 namespace paddock::guard {
+namespace {
+
+constexpr const char* kUsedBy = "your tools use it";
+constexpr int kDepth = 16;
+
+// Everything below the directory FD (PATH) whose inode changed against BASE is moved aside (new
+// or edited files and links) or, with RECORD set, recorded in it. Directories are entered (at
+// most DEPTH deep), not moved themselves.
+void visit_entries(int fd, const std::string& path, const std::string& why, const Baseline& base, Baseline* record,
+                   int depth, std::vector<LeftBehind>& out) {
+  int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  DIR* d = dup_fd < 0 ? nullptr : fdopendir(dup_fd);
+  if (d == nullptr) {
+    if (dup_fd >= 0) close(dup_fd);
+    return;
+  }
+  std::vector<std::string> names;
+  while (dirent* e = readdir(d))
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) names.emplace_back(e->d_name);
+  closedir(d);
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    struct stat st;
+    if (fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    const std::string p = path + "/" + name;
+    if (S_ISDIR(st.st_mode)) {
+      if (depth <= 0) continue;
+      int sub = openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (sub < 0) continue;
+      visit_entries(sub, p, why, base, record, depth - 1, out);
+      close(sub);
+    } else if (record != nullptr) {
+      record->record(st);
+    } else if (base.changed(st)) {
+      out.push_back({p, why, move_aside(fd, name, p, kUsedBy)});
+    }
+  }
+}
+
+}  // namespace
 
 Watch Watch::before(const Policy& policy, const std::vector<SandboxMount>& mounts) {
   Watch w;
-  for (const ProtectedPath& p : policy.protected_paths)
-    if (!p.exists) w.absent_.push_back(p);
+  w.base_.start();
+  w.protected_ = policy.protected_paths;
+  // What is in the protected paths now, to compare exactly afterwards.
+  std::vector<LeftBehind> unused;
+  for (const ProtectedPath& p : w.protected_) {
+    if (!p.exists) continue;
+    struct stat st;
+    if (lstat(p.path.c_str(), &st) != 0) continue;
+    w.base_.record(st);
+    if (!S_ISDIR(st.st_mode)) continue;
+    auto fd = sys::open_dir_no_symlinks(p.path);
+    if (fd) visit_entries(fd->get(), p.path, p.reason, w.base_, &w.base_, kDepth, unused);
+  }
   w.git_ = GitWatch::before(policy, mounts);
   w.agent_config_ = AgentConfigWatch::before(policy);
   return w;
 }
 
-std::vector<LeftBehind> Watch::after() const {
-  std::vector<LeftBehind> out;
-  // Protected paths that did not exist and now do: the host may run them later.
-  for (const ProtectedPath& p : absent_) {
+void Watch::check_protected(const ProtectedPath& p, std::vector<LeftBehind>& out) const {
+  const std::string parent = path::parent(p.path);
+  const std::string name = p.path.substr(parent == "/" ? 1 : parent.size() + 1);
+  auto dir = sys::open_dir_no_symlinks(parent);
+  if (!dir) {
+    // Gone, or a symlink on the way (one the run made): nothing is moved through a symlink.
     struct stat st;
-    if (lstat(p.path.c_str(), &st) == 0) out.push_back({p.path, p.reason, "created by the sandbox: review it before your tools run it"});
+    if (!p.exists && stat(p.path.c_str(), &st) == 0)
+      out.push_back({p.path, p.reason, "left in place (a symlink leads to it: " + dir.error().describe() +
+                                           "); remove it before " + kUsedBy});
+    return;
   }
-  for (LeftBehind& l : git_.after()) out.push_back(std::move(l));
+  struct stat st;
+  if (fstatat(dir->get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+  if (!p.exists || !S_ISDIR(st.st_mode)) {
+    if (!p.exists || base_.changed(st)) out.push_back({p.path, p.reason, move_aside(dir->get(), name, p.path, kUsedBy)});
+    return;
+  }
+  int fd = openat(dir->get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  visit_entries(fd, p.path, p.reason, base_, nullptr, kDepth, out);
+  close(fd);
+}
+
+std::vector<LeftBehind> Watch::after() const {
+  // Git first: it moves whole control files and directories (.git/hooks) aside itself.
+  std::vector<LeftBehind> out = git_.after();
+  for (const ProtectedPath& p : protected_) check_protected(p, out);
   for (LeftBehind& l : agent_config_.after()) out.push_back(std::move(l));
   return out;
 }

@@ -1,14 +1,18 @@
 // What a run leaves behind where the host runs or trusts it later (issue 12). A Watch is taken
-// before the sandbox starts and checked after every sandboxed process is gone; what it finds goes
-// to RunResult::left_behind, the footer and the report. The mounts that stop most of this during
-// the run are built in src/engine/plan_builder.cc; these checks catch what mounts cannot stop
-// (files created where none existed, nested repositories) and say exactly where it is.
+// before the sandbox starts and checked after every sandboxed process is gone; what it finds is
+// moved aside where that is safe and goes to RunResult::left_behind, stderr and the report. The
+// mounts that stop most of this during the run are built in src/engine/plan_builder.cc; these
+// checks catch what mounts cannot stop (files created where none existed, nested repositories,
+// everything in the fallback, which has no mounts) and say exactly where it was.
 #pragma once
+
+#include <time.h>
 
 #include <vector>
 
 #include "guard/agent_config.h"
 #include "guard/git_watch.h"
+#include "guard/quarantine.h"
 #include "paddock/policy.h"
 #include "paddock/sandbox.h"
 
@@ -16,14 +20,19 @@ namespace paddock::guard {
 
 class Watch {
  public:
-  // Before the sandbox starts: what exists now, and from when changes count.
-  // MOUNTS: the run's extra mounts (RunOptions::mounts); the writable host-backed ones count too.
+  // Before the sandbox starts: from when changes count. MOUNTS: the run's extra mounts
+  // (RunOptions::mounts); the writable host-backed ones are watched too.
   static Watch before(const Policy& policy, const std::vector<SandboxMount>& mounts);
   // After the run: what changed among the watched things, in a stable order.
   std::vector<LeftBehind> after() const;
 
  private:
-  std::vector<ProtectedPath> absent_;  // protected paths that did not exist
+  // Protected paths (src/policy/protected_paths.cc): one created by the run, or anything in one
+  // changed by it (the fallback cannot keep them read-only), is moved aside.
+  void check_protected(const ProtectedPath& p, std::vector<LeftBehind>& out) const;
+
+  std::vector<ProtectedPath> protected_;
+  Baseline base_;  // what the existing protected paths held before the run
   GitWatch git_;
   AgentConfigWatch agent_config_;
 };

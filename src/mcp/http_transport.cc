@@ -9,6 +9,7 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -212,6 +213,14 @@ class Exchange : public Outbox {
 
 Result<HttpAddress> parse_http_address(std::string_view text) {
   HttpAddress a;
+  if (text.rfind("unix:", 0) == 0) {
+    a.unix_path = std::string(text.substr(5));
+    if (a.unix_path.empty() || a.unix_path[0] != '/')
+      return make_error("expected unix:/ABSOLUTE/PATH", std::string(text));
+    if (a.unix_path.size() >= sizeof(sockaddr_un{}.sun_path))
+      return make_error("unix socket path too long (at most 107 bytes)", std::string(text));
+    return a;
+  }
   std::string_view port_text = text;
   if (!text.empty() && text.front() == '[') {
     auto close = text.find("]:");
@@ -304,6 +313,15 @@ bool origin_allowed(std::string_view origin, const std::vector<std::string>& all
   return false;
 }
 
+// A unix socket's peer: this process's own user, or root (the file is 0600 anyway; this holds
+// even if its mode or directory is loosened later).
+bool peer_may_connect(int fd) {
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return false;
+  return cred.uid == ::geteuid() || cred.uid == 0;
+}
+
 struct HttpServer::Impl {
   Server& server;
   HttpOptions options;
@@ -322,7 +340,12 @@ struct HttpServer::Impl {
   std::map<std::string, McpSession> sessions;
   std::size_t connections = 0;
 
+  std::string unix_path;  // the socket file this server created, unlinked on destruction
+
   Impl(Server& s, HttpOptions o) : server(s), options(std::move(o)) {}
+  ~Impl() {
+    if (!unix_path.empty()) ::unlink(unix_path.c_str());
+  }
 
   void handle_connection(sys::UniqueFd fd);
   // Returns false when the connection must be closed.
@@ -336,8 +359,39 @@ HttpServer::HttpServer(Server& server, HttpOptions options)
 
 HttpServer::~HttpServer() { stop(); }
 
+Result<void> HttpServer::listen_unix() {
+  const std::string& path = impl_->options.address.unix_path;
+  sys::UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd) return errno_error("socket");
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  std::memcpy(sa.sun_path, path.c_str(), path.size() + 1);
+  // Born 0600: bind creates the socket file with the umask applied, so tighten the umask around
+  // it rather than chmod afterwards (a window in which others could connect).
+  const mode_t old_mask = ::umask(0177);
+  const int b = ::bind(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa);
+  const int e = errno;
+  ::umask(old_mask);
+  if (b != 0) {
+    if (e == EADDRINUSE)
+      return make_error("cannot listen: the path exists", path,
+                        "remove it if it is a stale socket of an earlier server, or choose another path");
+    return errno_error("cannot bind", e, path);
+  }
+  impl_->unix_path = path;  // removed on destruction
+  if (::listen(fd.get(), 128) != 0) return errno_error("listen");
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) return errno_error("pipe");
+  impl_->wake_read.reset(p[0]);
+  impl_->wake_write.reset(p[1]);
+  impl_->listener = std::move(fd);
+  impl_->loopback = false;  // no Host to check: browsers cannot reach a unix socket
+  return ok_result();
+}
+
 Result<void> HttpServer::listen() {
   const HttpAddress& a = impl_->options.address;
+  if (!a.unix_path.empty()) return listen_unix();
   sockaddr_storage ss{};
   socklen_t len = 0;
   int family;
@@ -398,6 +452,10 @@ void HttpServer::serve() {
     if (r <= 0 || !(pfds[0].revents & POLLIN)) continue;
     sys::UniqueFd c(::accept4(im.listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
     if (!c) continue;
+    if (!im.unix_path.empty() && !peer_may_connect(c.get())) {
+      send_response(c.get(), 403, "text/plain", "Forbidden: another user\n", {}, false);
+      continue;
+    }
     {
       std::lock_guard lock(im.mu);
       if (im.connections >= im.options.max_connections) {
@@ -613,14 +671,21 @@ bool HttpServer::Impl::handle_post(int fd, const HttpRequest& req, bool keep_ali
   return false;  // the stream ends with the connection
 }
 
+std::string HttpServer::where() const {
+  const HttpOptions& o = impl_->options;
+  if (!o.address.unix_path.empty()) return "unix socket " + o.address.unix_path + ", path " + o.path;
+  std::string host = o.address.host.find(':') != std::string::npos ? "[" + o.address.host + "]" : o.address.host;
+  return "http://" + host + ":" + std::to_string(port_) + o.path;
+}
+
+void HttpServer::remove_socket() const {
+  if (impl_ && !impl_->unix_path.empty()) ::unlink(impl_->unix_path.c_str());
+}
+
 Result<void> serve_http(Server& server, const HttpOptions& options) {
   HttpServer http(server, options);
   if (auto r = http.listen(); !r) return r;
-  std::string host = options.address.host.find(':') != std::string::npos
-                         ? "[" + options.address.host + "]"
-                         : options.address.host;
-  std::fprintf(stderr, "paddock mcp: serving MCP (Streamable HTTP) at http://%s:%u%s\n", host.c_str(),
-               http.port(), options.path.c_str());
+  std::fprintf(stderr, "paddock mcp: serving MCP (Streamable HTTP) at %s\n", http.where().c_str());
   http.serve();
   return ok_result();
 }

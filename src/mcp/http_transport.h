@@ -21,8 +21,12 @@ namespace paddock::mcp {
 struct HttpAddress {
   std::string host = "127.0.0.1";  // numeric IPv4/IPv6 or "localhost"
   std::uint16_t port = 8765;
+  // A unix socket instead ("unix:PATH"): created mode 0600 (umask aside), never over an existing
+  // file, removed on stop; only peers with this process's uid (or root) are served. File
+  // permissions are the authentication: no token is needed.
+  std::string unix_path;
 };
-// "127.0.0.1:8765", "[::1]:8765", "localhost:8765", "8765" (loopback).
+// "127.0.0.1:8765", "[::1]:8765", "localhost:8765", "8765" (loopback), "unix:/run/user/1000/mcp.sock".
 Result<HttpAddress> parse_http_address(std::string_view text);
 
 struct HttpOptions {
@@ -61,9 +65,15 @@ class HttpServer {
   void serve();
   void stop();
   std::uint16_t port() const { return port_; }
+  // "http://127.0.0.1:8765/mcp" or "unix socket PATH, path /mcp", for the start-up line.
+  std::string where() const;
+  // Removes the unix socket this server created (for a process about to _exit without
+  // destructors); nothing for TCP. Async-signal-safe.
+  void remove_socket() const;
 
  private:
   struct Impl;
+  Result<void> listen_unix();
   std::unique_ptr<Impl> impl_;
   std::uint16_t port_ = 0;
 };

@@ -4,6 +4,8 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -268,6 +270,85 @@ TEST(HttpAuth, NonLoopbackWithoutTokenRefused) {
   EXPECT_NE(r.error().describe().find("without a token"), std::string::npos);
 }
 
+// Sends one POST over the unix socket PATH; the raw reply, or "" when connect fails (errno kept).
+std::string unix_post(const std::string& path, const std::string& body) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::snprintf(a.sun_path, sizeof a.sun_path, "%s", path.c_str());
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    int e = errno;
+    ::close(fd);
+    errno = e;
+    return "";
+  }
+  std::string req = "POST /mcp HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+                    "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
+                    "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  (void)!::send(fd, req.data(), req.size(), MSG_NOSIGNAL);
+  std::string raw;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0) raw.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  return raw;
+}
+
+TEST(HttpUnix, PrivateSocketNoTokenAndRemovedAtTheEnd) {
+  char dir[] = "/tmp/paddock-mcp-unix-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  ::chmod(dir, 0755);
+  const std::string path = std::string(dir) + "/mcp.sock";
+  Config cfg;
+  Server server(cfg, std::make_shared<FakeExecutor>(), {});
+  HttpOptions ho;
+  auto addr = parse_http_address("unix:" + path);
+  ASSERT_TRUE(addr.ok()) << addr.error().describe();
+  ho.address = *addr;
+  const mode_t old = ::umask(0);  // the socket must be private whatever the umask
+  auto http = std::make_unique<HttpServer>(server, ho);
+  auto r = http->listen();
+  ::umask(old);
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  std::thread t([&] { http->serve(); });
+  struct stat st;
+  ASSERT_EQ(::lstat(path.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISSOCK(st.st_mode));
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  // No token needed: the file is the authentication.
+  const std::string init = R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})";
+  std::string reply = unix_post(path, init);
+  EXPECT_EQ(reply.rfind("HTTP/1.1 200", 0), 0u) << reply;
+  // A second server on the same path is refused, and the first keeps its socket.
+  HttpServer second(server, ho);
+  auto again = second.listen();
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.error().describe().find("the path exists"), std::string::npos) << again.error().describe();
+  EXPECT_EQ(::lstat(path.c_str(), &st), 0);
+  if (::geteuid() == 0) {
+    // Another user: refused by the file's mode, and by uid even when the mode is loosened.
+    for (mode_t mode : {0600, 0666}) {
+      ASSERT_EQ(::chmod(path.c_str(), mode), 0);
+      pid_t pid = ::fork();
+      if (pid == 0) {
+        if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(3);
+        std::string other = unix_post(path, init);
+        if (other.empty()) ::_exit(errno == EACCES ? 10 : 4);
+        ::_exit(other.rfind("HTTP/1.1 403", 0) == 0 ? 11 : 5);
+      }
+      int status = 0;
+      ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+      ASSERT_TRUE(WIFEXITED(status));
+      EXPECT_EQ(WEXITSTATUS(status), mode == 0600 ? 10 : 11) << "mode " << std::oct << mode;
+    }
+  }
+  http->stop();
+  t.join();
+  http.reset();
+  EXPECT_NE(::lstat(path.c_str(), &st), 0) << "the socket file outlived the server";
+  ::rmdir(dir);
+}
+
 TEST(HttpAddress, Parse) {
   auto a = parse_http_address("127.0.0.1:8765");
   ASSERT_TRUE(a.ok());
@@ -278,6 +359,9 @@ TEST(HttpAddress, Parse) {
   EXPECT_EQ(parse_http_address("9000")->host, "127.0.0.1");
   EXPECT_FALSE(parse_http_address("host:99999").ok());
   EXPECT_FALSE(parse_http_address("host:").ok());
+  EXPECT_EQ(parse_http_address("unix:/run/mcp.sock")->unix_path, "/run/mcp.sock");
+  EXPECT_FALSE(parse_http_address("unix:relative.sock").ok());
+  EXPECT_FALSE(parse_http_address("unix:/" + std::string(200, 'x')).ok());
 }
 
 }  // namespace

@@ -10,18 +10,47 @@ namespace paddock {
 
 const std::vector<ProtectedEntry>& workspace_protected_entries() {
   static const std::vector<ProtectedEntry> entries = {
+      // Version control. The rest of a repository's control files are checked after the run
+      // (src/guard/git_watch.cc); these two are kept read-only during it.
       {".git/hooks", "git hooks run by git on the host"},
       {".git/config", "git config can name programs git runs on the host (core.fsmonitor, core.hooksPath, aliases)"},
+      {".husky", "husky git hooks run on the host"},
+      {".pre-commit-config.yaml", "pre-commit runs the hooks it names on the host"},
+      {"lefthook.yml", "lefthook runs the commands it names from the git hooks it installed"},
+      {".lefthook.yml", "lefthook runs the commands it names from the git hooks it installed"},
+      {"lefthook-local.yml", "lefthook runs the commands it names from the git hooks it installed"},
+      // Shell environment managers: run in the user's shell on cd.
       {".envrc", "direnv runs it in the user's shell on cd"},
-      {".vscode/tasks.json", "VS Code runs its tasks (some on folder open)"},
-      {".vscode/settings.json", "VS Code settings can name programs it runs (terminal, linters)"},
-      {".vscode/launch.json", "VS Code launch configurations run programs"},
-      {".idea/workspace.xml", "JetBrains run configurations"},
-      {".idea/runConfigurations", "JetBrains run configurations"},
+      {"mise.toml", "mise runs its hooks and sources its env scripts in the user's shell on cd"},
+      {".mise.toml", "mise runs its hooks and sources its env scripts in the user's shell on cd"},
+      {"mise.local.toml", "mise runs its hooks and sources its env scripts in the user's shell on cd"},
+      {".mise.local.toml", "mise runs its hooks and sources its env scripts in the user's shell on cd"},
+      // Editors and IDEs: tasks, launch and run configurations, language servers, MCP servers.
+      {".vscode", "VS Code runs its tasks (some on folder open), launch configurations, MCP servers (mcp.json) and the programs settings name"},
+      {".idea", "JetBrains IDEs run its run configurations, external tools, startup tasks and file watchers"},
+      {".run", "JetBrains shared run configurations"},
+      {".zed", "Zed runs its tasks and the language servers its settings name"},
+      {".helix", "Helix starts the language servers languages.toml names"},
+      {".nvim.lua", "neovim runs it on start in this directory (exrc)"},
+      {".exrc", "vim and neovim run it on start in this directory (exrc)"},
       {".devcontainer", "dev container definitions build and run containers on the host"},
       {".devcontainer.json", "dev container definition builds and runs containers on the host"},
-      {".pre-commit-config.yaml", "pre-commit runs the hooks it names on the host"},
-      {".husky", "husky git hooks run on the host"},
+      // Coding agents' project settings: hooks they run and MCP servers they start on the host.
+      {".claude/settings.json", "Claude Code runs the hooks and statusLine it names, and takes its permissions"},
+      {".claude/settings.local.json", "Claude Code runs the hooks it names, and takes its permissions"},
+      {".claude/hooks", "hook scripts Claude Code's settings run"},
+      {".mcp.json", "Claude Code starts the MCP servers it lists"},
+      {".cursor", "Cursor starts the MCP servers (mcp.json) and runs the hooks it holds"},
+      {".gemini", "Gemini CLI starts the MCP servers and runs the hooks and extensions its settings name"},
+      {".codex", "Codex reads project config (MCP servers, notify) from it"},
+      {".pi", "pi loads the extensions and settings it holds"},
+      // Build and package tools: programs they run on the next build or install.
+      {".cargo/config.toml", "cargo runs the programs it names (runner, rustc-wrapper, linker) and its aliases"},
+      {".cargo/config", "cargo runs the programs it names (runner, rustc-wrapper, linker) and its aliases"},
+      {".npmrc", "npm takes script-shell, node-options and the registry it installs from here"},
+      {".yarnrc.yml", "Yarn runs the release yarnPath names and loads the plugins it lists"},
+      {".yarnrc", "Yarn 1 runs the yarn-path it names"},
+      {".pnpmfile.cjs", "pnpm runs its hooks on every install"},
   };
   return entries;
 }

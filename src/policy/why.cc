@@ -270,7 +270,7 @@ Decision explain_path(const Policy& policy, std::string_view asked, Op op, const
       if (op == Op::Exec) d.reason += " Read access includes executing.";
       if (watched != nullptr) {
         d.reason += " " + watched->path + " is a protected path (" + watched->reason + "); it does "
-                    "not exist now, so the sandbox may create it, and paddock warns when it does.";
+                    "not exist now, so the sandbox may create it; paddock moves what it creates aside after the run.";
       }
     } else {
       d.reason += op == Op::Write ? " Writing needs write access." : " Reading and executing need read access.";

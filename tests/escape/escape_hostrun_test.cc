@@ -115,6 +115,29 @@ TEST_P(HostRun, DeviceNodeInProject) {
   EXPECT_FALSE(exists(w.project + "/null-copy"));
 }
 
+// A protected directory renamed away and rebuilt with a task of the sandbox's: with namespaces it
+// is held in place (a mount point); in the fallback the new task is moved aside after the run.
+// Either way no task file the host's editor would load is left.
+TEST_P(HostRun, ProtectedDirectoryRenamedAndRebuilt) {
+  World w;
+  write_file(w.project + "/.vscode/settings.json", "{}\n");
+  write_file(w.project + "/.cargo/config.toml", "[build]\n");
+  auto p = w.paddock({"run", "--", "/bin/sh", "-c",
+                      "mv .vscode .vscode-old; mkdir -p .vscode && echo '{\"tasks\":[]}' > .vscode/tasks.json; "
+                      "mv .cargo .cargo-old; mkdir -p .cargo && printf '[target.x86_64-unknown-linux-gnu]\\nrunner = \"sh evil\"\\n' > .cargo/config.toml; true"},
+                     opts(w));
+  EXPECT_FALSE(exists(w.project + "/.vscode/tasks.json")) << describe(p);
+  EXPECT_EQ(read_file(w.project + "/.cargo/config.toml"), fallback() ? "" : "[build]\n") << describe(p);
+  if (fallback()) {
+    EXPECT_TRUE(contains(p.err, w.project + "/.vscode/tasks.json")) << describe(p);
+    EXPECT_TRUE(contains(p.err, w.project + "/.cargo/config.toml")) << describe(p);
+  } else {
+    EXPECT_FALSE(exists(w.project + "/.vscode-old")) << describe(p);
+    EXPECT_FALSE(exists(w.project + "/.cargo-old")) << describe(p);
+    EXPECT_EQ(read_file(w.project + "/.vscode/settings.json"), "{}\n");
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Escape, HostRun, ::testing::Values(false, true),
                          [](const auto& info) { return info.param ? "Fallback" : "Namespaces"; });
 

@@ -58,6 +58,21 @@ for (const [env, code, expected] of [
   });
 }
 
+test('programs past the 128 KiB cap of one argument run in every environment', async () => {
+  // A 300 KiB literal: as `bash -c CODE` this failed with "Argument list too long".
+  const big = 'a'.repeat(300 * 1024);
+  const programs = {
+    shell: `x='${big}'; echo \${#x}`,
+    python: `x='${big}'\nprint(len(x))`,
+    node: `const x='${big}'; console.log(x.length)`,
+  };
+  for (const [env, code] of Object.entries(programs)) {
+    const r = await execute(client, { environment: env, code });
+    assert.equal(r.isError, false, `${env}: ${text(r).slice(0, 400)}`);
+    assert.equal(r.structuredContent.stdout, `${300 * 1024}\n`, env);
+  }
+});
+
 test('stderr comes after a marker; non-zero exit is a tool error', async () => {
   const r = await execute(client, { environment: 'shell', code: 'echo out; echo err >&2; exit 3' });
   assert.equal(r.isError, true);

@@ -1,0 +1,39 @@
+#include "guard/quarantine.h"
+
+#include <linux/fs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace paddock::guard {
+
+void Baseline::start() { clock_gettime(CLOCK_REALTIME_COARSE, &since_); }
+
+void Baseline::record(const struct stat& st) { known_[{st.st_dev, st.st_ino}] = st.st_ctim; }
+
+bool Baseline::changed(const struct stat& st) const {
+  auto it = known_.find({st.st_dev, st.st_ino});
+  if (it != known_.end())
+    return it->second.tv_sec != st.st_ctim.tv_sec || it->second.tv_nsec != st.st_ctim.tv_nsec;
+  // A file system that keeps whole (or FAT's even) seconds writes .tv_nsec 0: compared coarsely.
+  if (st.st_ctim.tv_nsec == 0) return st.st_ctim.tv_sec + 2 > since_.tv_sec;
+  return st.st_ctim.tv_sec > since_.tv_sec ||
+         (st.st_ctim.tv_sec == since_.tv_sec && st.st_ctim.tv_nsec >= since_.tv_nsec);
+}
+
+std::string move_aside(int dirfd, const std::string& name, const std::string& path, const std::string& used_by) {
+  for (int i = 0; i < 100; ++i) {
+    const std::string aside = name + ".paddock-quarantine" + (i ? "." + std::to_string(i) : "");
+    if (syscall(SYS_renameat2, dirfd, name.c_str(), dirfd, aside.c_str(), RENAME_NOREPLACE) == 0) {
+      const std::string moved = path.substr(0, path.size() - name.size()) + aside;
+      return "moved aside to " + moved + "; if you trust it: mv " + moved + " " + path;
+    }
+    if (errno != EEXIST)
+      return std::string("could not move it aside (") + std::strerror(errno) + "): remove it before " + used_by;
+  }
+  return "could not move it aside: remove it before " + used_by;
+}
+
+}  // namespace paddock::guard
