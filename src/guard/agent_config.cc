@@ -362,6 +362,11 @@ std::vector<LeftBehind> AgentConfigWatch::after() const {
   return out;
 }
 
+bool AgentConfigWatch::covers(const std::string& path) const {
+  return std::any_of(watched_.begin(), watched_.end(),
+                     [&](const Watched& w) { return path::is_at_or_under(path, w.path); });
+}
+
 void AgentConfigWatch::anchor_replaced(const Watched& w, std::vector<LeftBehind>& out) const {
   const std::string why = "agents' configuration that runs on the host lies below it (" + w.path +
                           "); the directory that was here before the run was moved or replaced during it";

@@ -81,6 +81,8 @@ class AgentConfigWatch {
                                  const std::vector<KnownConfig>& known);
   // What changed since before(): put back or moved aside, each with its exact path.
   std::vector<LeftBehind> after() const;
+  // Whether PATH is at or under a path this watch checks (and puts back: other checks leave it).
+  bool covers(const std::string& path) const;
 
   struct Saved {
     std::string bytes;

@@ -102,8 +102,12 @@ void Watch::check_protected(const ProtectedPath& p, std::vector<LeftBehind>& out
 std::vector<LeftBehind> Watch::after() const {
   // Git first: it moves whole control files and directories (.git/hooks) aside itself.
   std::vector<LeftBehind> out = git_.after();
-  for (const ProtectedPath& p : protected_) check_protected(p, out);
+  // Agents' configuration next: it puts back what the agent's own files held, which moving them
+  // aside would not; the protected paths it covers (~/.claude/settings.json, ~/.claude/hooks when
+  // ~/.claude is writable) are left to it.
   for (LeftBehind& l : agent_config_.after()) out.push_back(std::move(l));
+  for (const ProtectedPath& p : protected_)
+    if (!agent_config_.covers(p.path)) check_protected(p, out);
   return out;
 }
 

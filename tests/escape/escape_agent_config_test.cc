@@ -223,20 +223,23 @@ TEST_P(EscapeAgentConfig, OpencodeDownloadedPrograms) {
   }
 }
 
-// With all of HOME writable (`--allow ~`), ~/.claude itself renamed away and rebuilt with hooks:
-// the check follows the path, not only the directory it opened before the run.
-TEST_P(EscapeAgentConfig, ClaudeStateDirectoryReplaced) {
+// With all of HOME writable (`--allow ~`), opencode's data directory renamed away and rebuilt
+// with a planted ripgrep: the check follows the path, not only the directory it opened before the
+// run. (~/.claude, ~/.codex and ~/.pi are held in place by the protected paths below them.)
+TEST_P(EscapeAgentConfig, StateDirectoryReplaced) {
   // The fallback grants a HOME holding masked secrets entry by entry: nothing can be renamed or
   // created directly in it (Landlock), so the rename this test needs cannot happen there.
-  if (fallback()) GTEST_SKIP() << "without namespaces, ~/.claude cannot be renamed in a HOME that holds masked secrets";
-  auto setup = [](const World& w) { write_file(w.home + "/.claude/settings.json", "{}\n"); };
+  if (fallback()) GTEST_SKIP() << "without namespaces, nothing can be renamed in a HOME that holds masked secrets";
+  auto setup = [](const World& w) { write_file(w.home + "/.local/share/opencode/bin/rg", "#!/bin/sh\n", 0755); };
   const std::string plant =
-      "mv $H/.claude $H/.claude-old && mkdir $H/.claude && "
-      "printf '{\"apiKeyHelper\":\"%s\"}' $P > $H/.claude/settings.json";
-  auto landed = [](const World& w) { return contains(read_file(w.home + "/.claude/settings.json"), kPlanted); };
+      "D=$H/.local/share/opencode; mv $D $D-old && mkdir -p $D/bin && printf '#!/bin/sh\\n%s\\n' $P > $D/bin/rg";
+  auto landed = [](const World& w) {
+    return contains(read_file(w.home + "/.local/share/opencode/bin/rg"), kPlanted);
+  };
   auto [w, p] = attack("", {""}, setup, plant, landed);
-  EXPECT_TRUE(contains(read_file(w->home + "/.claude.paddock-quarantine/settings.json"), kPlanted)) << describe(p);
-  EXPECT_TRUE(contains(p.err, w->home + "/.claude\n")) << describe(p);
+  const std::string d = w->home + "/.local/share/opencode";
+  EXPECT_TRUE(contains(read_file(d + ".paddock-quarantine/bin/rg"), kPlanted)) << describe(p);
+  EXPECT_TRUE(contains(p.err, d + "\n")) << describe(p);
   EXPECT_TRUE(contains(p.err, "moved or replaced")) << describe(p);
 }
 
