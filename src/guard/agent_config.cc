@@ -77,20 +77,14 @@ std::string toml_text(const toml::node* n) {
   return s.str();
 }
 
-// A directory entry's ctime at or after SINCE: created or changed by the run.
-bool changed_since(const struct stat& st, const struct timespec& since) {
-  if (st.st_ctim.tv_nsec == 0) return st.st_ctim.tv_sec + 2 > since.tv_sec;  // whole-second file systems
-  return st.st_ctim.tv_sec > since.tv_sec || (st.st_ctim.tv_sec == since.tv_sec && st.st_ctim.tv_nsec >= since.tv_nsec);
-}
-
 enum class TreeState { Same, Changed, Unknown };
 
-// Whether anything in the tree at NAME (in FD) changed since SINCE. BUDGET bounds the entries
+// Whether anything in the tree at NAME (in FD) changed against BASE. BUDGET bounds the entries
 // visited; past it, or where a directory cannot be read, the answer is Unknown.
-TreeState tree_changed(int fd, const char* name, const struct timespec& since, std::size_t& budget, int depth = 0) {
+TreeState tree_changed(int fd, const char* name, const Baseline& base, std::size_t& budget, int depth = 0) {
   struct stat st;
   if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return TreeState::Same;  // gone: runs nothing
-  if (changed_since(st, since)) return TreeState::Changed;
+  if (base.changed(st)) return TreeState::Changed;
   if (!S_ISDIR(st.st_mode)) return TreeState::Same;
   if (depth > 64 || budget == 0) return TreeState::Unknown;
   int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
@@ -107,7 +101,7 @@ TreeState tree_changed(int fd, const char* name, const struct timespec& since, s
       state = TreeState::Unknown;
       break;
     }
-    TreeState t = tree_changed(dirfd(d), e->d_name, since, --budget, depth + 1);
+    TreeState t = tree_changed(dirfd(d), e->d_name, base, --budget, depth + 1);
     if (t == TreeState::Changed) {
       state = t;
       break;
@@ -116,6 +110,27 @@ TreeState tree_changed(int fd, const char* name, const struct timespec& since, s
   }
   closedir(d);
   return state;
+}
+
+// Records every inode in the tree at NAME (in FD) in BASE, as it is before the run, so that
+// afterwards it is compared exactly (a host change just before the run is not the run's).
+void record_tree(int fd, const char* name, Baseline& base, std::size_t& budget, int depth = 0) {
+  struct stat st;
+  if (budget == 0 || fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+  --budget;
+  base.record(st);
+  if (!S_ISDIR(st.st_mode) || depth > 64) return;
+  int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (sub < 0) return;
+  DIR* d = fdopendir(sub);
+  if (!d) {
+    close(sub);
+    return;
+  }
+  while (dirent* e = readdir(d))
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+      record_tree(dirfd(d), e->d_name, base, budget, depth + 1);
+  closedir(d);
 }
 
 // Moves ENTRY out of the directory DIR_FD (named DIR_NAME in PARENT) into DIR_NAME.paddock-quarantine
@@ -285,7 +300,7 @@ AgentConfigWatch AgentConfigWatch::before(const Policy& policy) {
 AgentConfigWatch AgentConfigWatch::before(const std::string& home, const std::vector<PathRule>& rules,
                                           const std::vector<KnownConfig>& known) {
   AgentConfigWatch w;
-  clock_gettime(CLOCK_REALTIME_COARSE, &w.since_);
+  w.base_.start();
   w.known_ = known;
   if (home.empty() || home == "/") return w;
   for (std::size_t i = 0; i < w.known_.size(); ++i) {
@@ -326,6 +341,7 @@ AgentConfigWatch AgentConfigWatch::before(const std::string& home, const std::ve
       x.dev = st.st_dev;
       x.ino = st.st_ino;
       x.mode = st.st_mode;
+      w.base_.record(st);
       if (S_ISREG(st.st_mode)) {
         struct stat fst;
         if (auto bytes = read_regular(x.anchor->get(), x.rest[0], kMaxFileSize, fst); bytes && fst.st_ino == st.st_ino) {
@@ -334,6 +350,8 @@ AgentConfigWatch AgentConfigWatch::before(const std::string& home, const std::ve
         }
       } else if (S_ISDIR(st.st_mode) && w.known_[i].format == ConfigFormat::Dir) {
         save_small_files(*x.anchor, x.rest[0], x.saved);
+        std::size_t budget = kDirEntryBudget;
+        record_tree(x.anchor->get(), x.rest[0].c_str(), w.base_, budget);
       } else if (S_ISLNK(st.st_mode)) {
         char target[4096];
         ssize_t n = readlinkat(x.anchor->get(), x.rest[0].c_str(), target, sizeof target);
@@ -445,7 +463,7 @@ void AgentConfigWatch::check_dir(const Watched& w, int parent, const std::string
   std::size_t budget = kDirEntryBudget;
   for (const std::string& n : names) {
     const std::string p = path::join(w.path, n);
-    TreeState t = tree_changed(d.get(), n.c_str(), since_, budget);
+    TreeState t = tree_changed(d.get(), n.c_str(), base_, budget);
     if (t == TreeState::Same) continue;
     if (t == TreeState::Unknown) {
       out.push_back({p, k.why + " (not fully checked: unreadable, or more than " + std::to_string(kDirEntryBudget) +
@@ -480,7 +498,7 @@ void AgentConfigWatch::check_file(const Watched& w, int parent, const std::strin
   const bool same_inode = w.existed && st.st_dev == w.dev && st.st_ino == w.ino;
   if (w.existed && !w.readable) {
     // A symlink (or something paddock did not read) before the run: it must still be that.
-    if (same_inode && !changed_since(st, since_)) return;
+    if (same_inode && !base_.changed(st)) return;
     if (S_ISLNK(w.mode)) {
       std::string aside = move_aside(parent, name, "paddock-rejected");
       std::string action = aside.empty() ? std::string("could not move it aside (") + std::strerror(errno) + ")"

@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "guard/quarantine.h"
 #include "paddock/policy.h"
 #include "paddock/sandbox.h"
 #include "sys/unique_fd.h"
@@ -120,7 +121,7 @@ class AgentConfigWatch {
 
   std::vector<KnownConfig> known_;  // owned copy: Watched points into it
   std::vector<Watched> watched_;
-  struct timespec since_{};
+  Baseline base_;  // when the run started, and the inodes in the watched directories before it
 };
 
 }  // namespace paddock::guard

@@ -141,6 +141,17 @@ TEST_F(AgentConfigWatchTest, OrdinaryStateIsLeftAlone) {
   EXPECT_EQ(read(".codex/config.toml"), "model = \"b\"\n");
 }
 
+// What the host wrote in the clock tick just before the run is not taken for the run's: the
+// inodes in a watched directory are recorded before it and compared exactly.
+TEST_F(AgentConfigWatchTest, WrittenJustBeforeTheRunIsNotTheRuns) {
+  write(".claude/hooks/fmt.sh", "#!/bin/sh\n");
+  write(".pi/agent/extensions/e/index.ts", "x");
+  AgentConfigWatch w = watch();  // no tick: same coarse clock tick, or a multigrain ctime ahead of it
+  EXPECT_TRUE(w.after().empty());
+  EXPECT_TRUE(exists(".claude/hooks/fmt.sh"));
+  EXPECT_TRUE(exists(".pi/agent/extensions/e/index.ts"));
+}
+
 TEST_F(AgentConfigWatchTest, JsonKeysPutBackAndTheSandboxsVersionKept) {
   write(".claude.json", R"({"numStartups": 1})");
   AgentConfigWatch w = watch();

@@ -47,10 +47,7 @@ class EscapeAgentConfig : public ::testing::TestWithParam<bool> {
                                    << describe(direct);
     }
     auto w = std::make_unique<World>();
-    setup(*w);
-    // Directories are checked by inode change time: what setup wrote must be older than the run
-    // by more than a tick of the kernel's coarse clock.
-    usleep(20'000);
+    setup(*w);  // right before the run: what it wrote must not be taken for the run's
     RunOpts o = w->opts();
     if (fallback()) o.env["PADDOCK_DANGER_DISABLE_NAMESPACES"] = "1";
     std::vector<std::string> args{"run", "--profile", profile};
