@@ -72,6 +72,7 @@ Watch Watch::before(const Policy& policy, const std::vector<SandboxMount>& mount
     if (fd) visit_entries(fd->get(), p.path, p.reason, w.base_, &w.base_, kDepth, unused);
   }
   w.git_ = GitWatch::before(policy, mounts);
+  w.agent_config_ = AgentConfigWatch::before(policy);
   return w;
 }
 
@@ -149,7 +150,12 @@ std::vector<std::string> Watch::files_at_size(std::uint64_t size, std::size_t ma
 std::vector<LeftBehind> Watch::after() const {
   // Git first: it moves whole control files and directories (.git/hooks) aside itself.
   std::vector<LeftBehind> out = git_.after();
-  for (const ProtectedPath& p : protected_) check_protected(p, out);
+  // Agents' configuration next: it puts back what the agent's own files held, which moving them
+  // aside would not; the protected paths it covers (~/.claude/settings.json, ~/.claude/hooks when
+  // ~/.claude is writable) are left to it.
+  for (LeftBehind& l : agent_config_.after()) out.push_back(std::move(l));
+  for (const ProtectedPath& p : protected_)
+    if (!agent_config_.covers(p.path)) check_protected(p, out);
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "guard/agent_config.h"
 #include "guard/git_watch.h"
 #include "guard/quarantine.h"
 #include "paddock/policy.h"
@@ -39,6 +40,7 @@ class Watch {
   std::vector<ProtectedPath> protected_;
   Baseline base_;  // what the existing protected paths held before the run
   GitWatch git_;
+  AgentConfigWatch agent_config_;
 };
 
 }  // namespace paddock::guard
