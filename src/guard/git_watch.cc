@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -186,24 +187,32 @@ class Walker {
 
   template <typename F>
   void for_each_entry(int fd, F&& f) {
-    int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-    if (dup_fd < 0) return;
-    DIR* d = fdopendir(dup_fd);
-    if (d == nullptr) {
-      close(dup_fd);
-      return;
-    }
-    rewinddir(d);
-    while (dirent* e = readdir(d)) {
-      if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
-      if (budget_ == 0) {
-        exhausted_ = true;
-        break;
+    // getdents64 straight on FD (no DIR: no dup, fstat and close per directory), from its start:
+    // the area's descriptor may have been read before.
+    struct linux_dirent64 {
+      ino64_t d_ino;
+      off64_t d_off;
+      unsigned short d_reclen;
+      unsigned char d_type;
+      char d_name[];
+    };
+    if (lseek(fd, 0, SEEK_SET) != 0) return;
+    alignas(8) char buf[32768];
+    for (;;) {
+      long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+      if (n <= 0) return;
+      for (long off = 0; off < n;) {
+        auto* e = reinterpret_cast<linux_dirent64*>(buf + off);
+        off += e->d_reclen;
+        if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+        if (budget_ == 0) {
+          exhausted_ = true;
+          return;
+        }
+        --budget_;
+        f(static_cast<const char*>(e->d_name), e->d_type);
       }
-      --budget_;
-      f(e->d_name, e->d_type);
     }
-    closedir(d);
   }
 
   static bool stat_at(int fd, const char* name, struct stat& st) {
