@@ -14,6 +14,7 @@ void register_run(CLI::App& app);
 void register_why(CLI::App& app);
 void register_doctor(CLI::App& app);
 void register_mcp(CLI::App& app);
+void register_integrate(CLI::App& app);
 
 // `paddock run -- COMMAND...` with no flags: runs `command` under the default flags without
 // building a parser (nothing to parse). Returns the exit code.

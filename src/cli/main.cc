@@ -30,6 +30,7 @@ constexpr Command kCommands[] = {
     {"why", paddock::cli::register_why},
     {"doctor", paddock::cli::register_doctor},
     {"mcp", paddock::cli::register_mcp},
+    {"integrate", paddock::cli::register_integrate},
 };
 
 // Building a command's options is most of what parsing costs (`paddock run` is on every

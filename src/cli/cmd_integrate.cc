@@ -1,0 +1,35 @@
+// paddock integrate AGENT [--remove]: the agent's own files, changed once and reversibly, so that
+// it explains paddock's refusals to its model (src/integrate/). Never done by `run`.
+#include <cstdio>
+#include <cstdlib>
+
+#include "cli/commands.h"
+#include "integrate/integrate.h"
+
+namespace paddock::cli {
+
+void register_integrate(CLI::App& app) {
+  struct Flags {
+    std::string agent;
+    bool remove = false;
+  };
+  auto f = std::make_shared<Flags>();
+  auto* cmd = app.add_subcommand(
+      "integrate", "Teach an agent about paddock: claude (a hook that explains refusals to the model, and a "
+                   "CLAUDE.md section), codex (an AGENTS.md section); --remove takes it back");
+  cmd->add_option("agent", f->agent, "claude or codex")->required();
+  cmd->add_flag("--remove", f->remove, "Take the integration back");
+  cmd->callback([f] {
+    const char* home = std::getenv("HOME");
+    auto r = integrate::apply(f->agent, home ? home : "", f->remove);
+    if (!r) {
+      std::fprintf(stderr, "paddock integrate: %s\n", r.error().describe().c_str());
+      set_exit_code(2);
+      return;
+    }
+    for (const auto& c : *r) std::printf("%s: %s\n", c.path.c_str(), c.what.c_str());
+    set_exit_code(0);
+  });
+}
+
+}  // namespace paddock::cli
