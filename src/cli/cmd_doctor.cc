@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/policy_flags.h"
 #include "engine/resources.h"
 #include "engine/seccomp_policy.h"
 #include "paddock/features.h"
@@ -38,9 +39,22 @@ constexpr const char* kProjectWriteCapReason =
     "space; project quotas (XFS, ext4 -O project) need root and a filesystem mounted with prjquota "
     "(docs/limits.md says how an administrator sets one up); /tmp and HOME are capped tmpfs";
 
+// The policy `paddock run` with no flags would use here, for the gaps that depend on it
+// (protected files, /sys under a broad rule); an empty policy when it cannot be built.
+Policy default_run_policy() {
+  auto ctx = HostContext::from_process();
+  if (!ctx) return Policy{};
+  PolicyBuilder b(*ctx);
+  if (!apply_policy_flags(PolicyFlags{}, *ctx, b)) return Policy{};
+  auto p = b.build();
+  return p ? std::move(*p) : Policy{};
+}
+
 int do_doctor(bool json) {
   const Features& f = host_features().get();
   const std::vector<LimitReport> limits = limit_mechanisms(f);
+  const bool fallback = !(f.user_namespaces && f.proc_mount);
+  const std::vector<IsolationGap> gaps = fallback ? fallback_gaps(default_run_policy(), f) : std::vector<IsolationGap>{};
   // The egress filter needs the sandbox's own network namespace (check_mode() refuses otherwise).
   const bool allowlist = f.user_namespaces && f.proc_mount;
   if (json) {
@@ -50,6 +64,8 @@ int do_doctor(bool json) {
       j["limits"][rep.name] = {{"enforced_by", rep.enforced_by}, {"weaker", rep.weaker}};
     j["domain_allowlist"] = allowlist;
     j["project_write_cap"] = {{"capped", false}, {"reason", kProjectWriteCapReason}};
+    j["isolation_gaps"] = nlohmann::json::array();
+    for (const IsolationGap& g : gaps) j["isolation_gaps"].push_back({{"name", g.name}, {"consequence", g.consequence}});
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
@@ -80,10 +96,11 @@ int do_doctor(bool json) {
                                                : "no — needs user namespaces; --allow-domain refuses to run");
   std::printf("\n`paddock run` will use: %s\n", describe_isolation(f).c_str());
   bool degraded = false;
-  if (!(f.user_namespaces && f.proc_mount)) {
+  if (fallback) {
     degraded = true;
-    std::printf("  degraded: no namespaces — Landlock + seccomp only; no private /proc or /tmp; "
-                "use --require-namespaces to refuse instead\n");
+    std::printf("  degraded: no namespaces — Landlock + seccomp only, which lacks (for `paddock run` here):\n");
+    for (const IsolationGap& g : gaps) std::printf("    - %s\n", gap_line(g).c_str());
+    std::printf("    refuse instead: --require-namespaces, or [sandbox] require_namespaces = true in a profile\n");
   }
   if (f.landlock_abi == 0) {
     degraded = true;

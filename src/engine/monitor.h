@@ -40,6 +40,7 @@ class Launch final : public Execution {
   net::EgressOptions egress_options;
   std::string fallback_dir;
   std::vector<std::string> warnings;
+  std::vector<IsolationGap> isolation_gaps;  // fallback_gaps() when running without namespaces
   // What the run may leave behind for the host (src/guard/): taken before the sandbox starts.
   std::optional<guard::Watch> watch;
   std::string exec_path;

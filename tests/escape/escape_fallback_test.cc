@@ -7,9 +7,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <thread>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "helpers/test_util.h"
 
@@ -172,6 +174,110 @@ TEST(Fallback, HostDevShmIsOutOfReach) {
   EXPECT_EQ(g.code, 0) << describe(g);
   EXPECT_EQ(read_file(host), "granted");
   ::unlink(host.c_str());
+}
+
+}  // namespace
+}  // namespace ktest
+
+namespace ktest {
+namespace {
+
+// --- what the fallback cannot close: said one line each, and refusable -------------------------
+
+const std::vector<std::string> kAlwaysMissing = {
+    "no private /proc",        "no private /tmp",           "host directory names listable", "host /sys",
+    "host SysV IPC",           "host unix sockets reachable", "read-only paths' metadata",   "no pid namespace"};
+
+// Each gap on stderr (one line each), in the report (isolation_gaps, same order) and named in the
+// footer; protected files are named when the project has some.
+TEST(Fallback, SaysEveryMissingProtectionOnStderrInTheReportAndTheFooter) {
+  REQUIRE_FALLBACK();
+  World w;
+  RunOpts o = fallback_opts(w);
+  ::mkdir((w.project + "/.git").c_str(), 0755);
+  ::mkdir((w.project + "/.git/hooks").c_str(), 0755);
+  TempDir out("paddock-kt-report");
+  auto p = w.paddock({"run", "--report", out / "r.json", "--", "/bin/sh", "-c", "exit 3"}, o);
+  ASSERT_EQ(p.code, 3) << describe(p);
+  auto report = nlohmann::json::parse(read_file(out / "r.json"));
+  std::vector<std::string> names;
+  for (const auto& g : report["isolation_gaps"]) {
+    names.push_back(g["name"]);
+    const std::string line = "[paddock] warning: fallback: " + g["name"].get<std::string>() + " — " +
+                              g["consequence"].get<std::string>() + "\n";
+    EXPECT_TRUE(contains(p.err, line)) << line << describe(p);
+  }
+  for (const std::string& n : kAlwaysMissing)
+    EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n << " missing from the report";
+  EXPECT_NE(std::find(names.begin(), names.end(), "protected files writable during the run"), names.end());
+  EXPECT_TRUE(contains(p.err, "require_namespaces = true refuses instead")) << describe(p);
+  EXPECT_TRUE(contains(p.err, "[paddock]   Isolation: Landlock + seccomp only (no user namespaces), so: no private "
+                              "/proc; ")) << describe(p);
+  // The consequences are true: the host's processes are listed, a --read file's mode changes.
+  TempDir rodir("paddock-kt-ro");
+  const std::string ro = rodir / "ro.txt";
+  write_file(ro, "x", 0644);
+  auto seen = w.paddock({"run", "--read", ro, "--", "/bin/sh", "-c",
+                         "test -d /proc/" + std::to_string(getpid()) + " && echo HOSTPID; chmod 600 " + ro},
+                        o);
+  EXPECT_TRUE(contains(seen.out, "HOSTPID")) << describe(seen);
+  struct stat st;
+  ASSERT_EQ(::stat(ro.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u) << "the chmod the fallback says it lets through did not happen";
+  ::unlink(ro.c_str());
+  // With namespaces nothing is missing.
+  if (user_namespaces_work()) {
+    auto ns = w.paddock({"run", "--report", out / "n.json", "--", "/bin/true"}, w.opts());
+    ASSERT_EQ(ns.code, 0) << describe(ns);
+    EXPECT_EQ(nlohmann::json::parse(read_file(out / "n.json"))["isolation_gaps"], nlohmann::json::array());
+    EXPECT_FALSE(contains(ns.err, "fallback:")) << describe(ns);
+  }
+}
+
+// `doctor` lists the same gaps, in text and JSON, when the fallback is what `run` would use.
+TEST(Fallback, DoctorListsTheSameGaps) {
+  REQUIRE_FALLBACK();
+  World w;
+  RunOpts o = fallback_opts(w);
+  auto j = w.paddock({"doctor", "--json"}, o);
+  ASSERT_EQ(j.code, 0) << describe(j);
+  auto doc = nlohmann::json::parse(j.out);
+  auto text = w.paddock({"doctor"}, o);
+  ASSERT_FALSE(doc["isolation_gaps"].empty()) << j.out;
+  for (const auto& g : doc["isolation_gaps"]) {
+    const std::string line = "    - " + g["name"].get<std::string>() + " — " + g["consequence"].get<std::string>() + "\n";
+    EXPECT_TRUE(contains(text.out, line)) << line << describe(text);
+  }
+  EXPECT_TRUE(contains(text.out, "refuse instead: --require-namespaces, or [sandbox] require_namespaces = true"))
+      << describe(text);
+}
+
+// Refusing instead: the flag and the profile setting each stop the run before anything runs, with
+// the same message and exit code 125, and nothing reaches the project.
+TEST(Fallback, RequireNamespacesFromAProfileRefuses) {
+  REQUIRE_FALLBACK();
+  World w;
+  RunOpts o = fallback_opts(w);
+  TempDir prof("paddock-kt-profile");
+  write_file(prof / "strict.toml", "[sandbox]\nrequire_namespaces = true\n", 0644);
+  const std::string marker = w.project + "/never";
+  auto by_profile = w.paddock({"run", "--profile", prof / "strict.toml", "--", w.probe, "write", marker, "x"}, o);
+  auto by_flag = w.paddock({"run", "--require-namespaces", "--", w.probe, "write", marker, "x"}, o);
+  auto by_exec = w.paddock({"run", "--exec", "--profile", prof / "strict.toml", "--", w.probe, "write", marker, "x"}, o);
+  for (const Proc* p : {&by_profile, &by_flag, &by_exec}) {
+    EXPECT_EQ(p->code, 125) << describe(*p);
+    EXPECT_TRUE(contains(p->err, "paddock: namespaces: refusing to run without user namespaces, which are unavailable here: the "
+                                 "policy requires them (--require-namespaces, or [sandbox] require_namespaces = true "
+                                 "in the profile)"))
+        << describe(*p);
+    EXPECT_FALSE(contains(p->err, "fallback:")) << describe(*p);
+  }
+  EXPECT_FALSE(exists(marker)) << "the command ran although namespaces were required";
+  // The same profile with namespaces available runs.
+  if (user_namespaces_work()) {
+    auto ok = w.paddock({"run", "--profile", prof / "strict.toml", "--", w.probe, "write", marker, "x"}, w.opts());
+    EXPECT_EQ(ok.code, 0) << describe(ok);
+  }
 }
 
 }  // namespace
