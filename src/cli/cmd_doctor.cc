@@ -3,6 +3,7 @@
 
 #include "cli/commands.h"
 #include "cli/policy_flags.h"
+#include "engine/apparmor.h"
 #include "engine/resources.h"
 #include "engine/seccomp_policy.h"
 #include "paddock/features.h"
@@ -55,6 +56,7 @@ int do_doctor(bool json) {
   const std::vector<LimitReport> limits = limit_mechanisms(f);
   const bool fallback = !(f.user_namespaces && f.proc_mount);
   const std::vector<IsolationGap> gaps = fallback ? fallback_gaps(default_run_policy(), f) : std::vector<IsolationGap>{};
+  const engine::AppArmorStatus aa = engine::apparmor_status(engine::read_apparmor_inputs());
   // The egress filter needs the sandbox's own network namespace (check_mode() refuses otherwise).
   const bool allowlist = f.user_namespaces && f.proc_mount;
   if (json) {
@@ -66,6 +68,10 @@ int do_doctor(bool json) {
     j["project_write_cap"] = {{"capped", false}, {"reason", kProjectWriteCapReason}};
     j["isolation_gaps"] = nlohmann::json::array();
     for (const IsolationGap& g : gaps) j["isolation_gaps"].push_back({{"name", g.name}, {"consequence", g.consequence}});
+    j["apparmor"] = {{"restricts_userns", aa.restricts_userns},
+                     {"profile_applies", aa.profile_applies},
+                     {"detail", aa.detail},
+                     {"fix", aa.fix.empty() ? nlohmann::json(nullptr) : nlohmann::json(aa.fix)}};
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
@@ -73,6 +79,8 @@ int do_doctor(bool json) {
   std::printf("  user namespaces:   %s%s%s\n", yes(f.user_namespaces), f.userns_detail.empty() ? "" : " — ",
               f.userns_detail.c_str());
   std::printf("  fresh /proc:       %s\n", yes(f.proc_mount));
+  std::printf("  apparmor:          %s\n", aa.detail.c_str());
+  if (!aa.fix.empty()) std::printf("                     fix: %s\n", aa.fix.c_str());
   if (f.landlock_abi > 0) std::printf("  landlock:          ABI %d\n", f.landlock_abi);
   else std::printf("  landlock:          no — %s\n", f.landlock_detail.c_str());
   std::printf("  seccomp filters:   %s\n", yes(f.seccomp_filter));
@@ -101,6 +109,7 @@ int do_doctor(bool json) {
     std::printf("  degraded: no namespaces — Landlock + seccomp only, which lacks (for `paddock run` here):\n");
     for (const IsolationGap& g : gaps) std::printf("    - %s\n", gap_line(g).c_str());
     std::printf("    refuse instead: --require-namespaces, or [sandbox] require_namespaces = true in a profile\n");
+    if (!aa.fix.empty()) std::printf("    get namespaces back: %s\n", aa.fix.c_str());
   }
   if (f.landlock_abi == 0) {
     degraded = true;

@@ -250,6 +250,15 @@ TEST(Fallback, DoctorListsTheSameGaps) {
   }
   EXPECT_TRUE(contains(text.out, "refuse instead: --require-namespaces, or [sandbox] require_namespaces = true"))
       << describe(text);
+  // AppArmor's part follows the host: on one that does not restrict user namespaces (the CI's
+  // Debian) there is nothing to fix and doctor offers nothing.
+  const bool restricted = exists("/sys/kernel/security/apparmor") &&
+                          read_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1\n";
+  EXPECT_EQ(doc["apparmor"]["restricts_userns"], restricted) << j.out;
+  if (!restricted) {
+    EXPECT_EQ(doc["apparmor"]["fix"], nullptr) << j.out;
+    EXPECT_FALSE(contains(text.out, "get namespaces back")) << describe(text);
+  }
 }
 
 // Refusing instead: the flag and the profile setting each stop the run before anything runs, with
