@@ -54,7 +54,8 @@ struct IsolationGap {
 // What the fallback lacks for this policy on a host with these features, in a fixed order; empty
 // never (the fallback always lacks something). The one list `run` (stderr), the run report
 // (isolation_gaps), the footer and `doctor` show, so each says exactly what the others say.
-std::vector<IsolationGap> fallback_gaps(const Policy& policy, const Features& f);
+// `exec_in_place`: `run --exec`, where no init stays behind to sweep detached processes.
+std::vector<IsolationGap> fallback_gaps(const Policy& policy, const Features& f, bool exec_in_place = false);
 // "name — consequence": one line of stderr or of doctor's list.
 std::string gap_line(const IsolationGap& g);
 

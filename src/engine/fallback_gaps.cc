@@ -26,7 +26,7 @@ std::string rule_covering_sys(const Policy& p) {
 
 }  // namespace
 
-std::vector<IsolationGap> fallback_gaps(const Policy& policy, const Features& f) {
+std::vector<IsolationGap> fallback_gaps(const Policy& policy, const Features& f, bool exec_in_place) {
   std::vector<IsolationGap> g;
   g.push_back({"no private /proc",
                "every host process is listed in /proc with its command line (Landlock still refuses "
@@ -65,8 +65,9 @@ std::vector<IsolationGap> fallback_gaps(const Policy& policy, const Features& f)
                  "files the host runs later (.git/hooks, .envrc, ...) inside writable paths can be changed; "
                  "what the run created or changed there is moved aside after it"});
   g.push_back({"no pid namespace",
-               "processes the command detaches are killed by paddock's init when the run ends, not by the "
-               "kernel"});
+               exec_in_place ? "processes the command detaches outlive it: --exec leaves no init to kill them"
+                             : "processes the command detaches are killed by paddock's init when the run ends, not "
+                               "by the kernel"});
   return g;
 }
 

@@ -63,6 +63,14 @@ TEST(FallbackGaps, OldLandlockAddsSignalsAndAbstractSockets) {
   EXPECT_EQ(find(fallback_gaps(p, abi(6)), "host processes can be signalled"), nullptr);
 }
 
+TEST(FallbackGaps, ExecHasNoInitToKillDaemons) {
+  Policy p;
+  EXPECT_NE(find(fallback_gaps(p, abi(6)), "no pid namespace")->consequence.find("killed by paddock's init"),
+            std::string::npos);
+  EXPECT_NE(find(fallback_gaps(p, abi(6), true), "no pid namespace")->consequence.find("outlive it"),
+            std::string::npos);
+}
+
 TEST(FallbackGaps, SysReadableUnderABroadRule) {
   Policy p;
   EXPECT_NE(find(fallback_gaps(p, abi(6)), "host /sys")->consequence.find("names are listable"), std::string::npos);

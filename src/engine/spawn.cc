@@ -200,7 +200,7 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   launch.isolation_gaps.clear();
   if (!ns) {
     // Every protection the fallback lacks, one line each, ahead of the other warnings.
-    launch.isolation_gaps = fallback_gaps(policy, feat);
+    launch.isolation_gaps = fallback_gaps(policy, feat, plan.exec_in_place);
     std::vector<std::string> lines = {
         "user namespaces unavailable: running with Landlock + seccomp only, which lacks the following; "
         "--require-namespaces or a profile's [sandbox] require_namespaces = true refuses instead"};
