@@ -55,7 +55,9 @@ int do_doctor(bool json) {
   const Features& f = host_features().get();
   const std::vector<LimitReport> limits = limit_mechanisms(f);
   const bool fallback = !(f.user_namespaces && f.proc_mount);
-  const std::vector<IsolationGap> gaps = fallback ? fallback_gaps(default_run_policy(), f) : std::vector<IsolationGap>{};
+  // Without Landlock either, `run` refuses (plan_fallback): there is no fallback to describe.
+  const std::vector<IsolationGap> gaps =
+      fallback && f.landlock_abi > 0 ? fallback_gaps(default_run_policy(), f) : std::vector<IsolationGap>{};
   const engine::AppArmorStatus aa = engine::apparmor_status(engine::read_apparmor_inputs());
   // The egress filter needs the sandbox's own network namespace (check_mode() refuses otherwise).
   const bool allowlist = f.user_namespaces && f.proc_mount;
@@ -104,7 +106,11 @@ int do_doctor(bool json) {
                                                : "no — needs user namespaces; --allow-domain refuses to run");
   std::printf("\n`paddock run` will use: %s\n", describe_isolation(f).c_str());
   bool degraded = false;
-  if (fallback) {
+  if (fallback && f.landlock_abi == 0) {
+    degraded = true;
+    std::printf("  degraded: neither user namespaces nor Landlock — `paddock run` refuses to run\n");
+    if (!aa.fix.empty()) std::printf("    get namespaces back: %s\n", aa.fix.c_str());
+  } else if (fallback) {
     degraded = true;
     std::printf("  degraded: no namespaces — Landlock + seccomp only, which lacks (for `paddock run` here):\n");
     for (const IsolationGap& g : gaps) std::printf("    - %s\n", gap_line(g).c_str());
