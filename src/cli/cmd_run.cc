@@ -1,5 +1,6 @@
 // paddock run: confine a command to its project.
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -199,15 +200,21 @@ int do_run(const RunFlags& f) {
     print_error(res.error());
     return 125;
   }
+  // The sandbox is gone. A reader of our stdout/stderr that left must not kill paddock before
+  // the report is written (SIGPIPE): writes then fail with EPIPE instead.
+  sigset_t pipe_sig;
+  sigemptyset(&pipe_sig);
+  sigaddset(&pipe_sig, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_sig, nullptr);
+  if (!f.limits.report.empty()) {
+    if (auto w = write_report_at(report_dir.get(), report_name, run_report(*res, *policy, f.command)); !w)
+      print_error(w.error());
+  }
   for (const auto& w : res->warnings) std::fprintf(stderr, "[paddock] warning: %s\n", w.c_str());
   // Always, whatever the exit code and --no-diagnostics: the host would run these later.
   print_left_behind(res->left_behind);
   std::string failure = res->failure_message();
   if (!failure.empty()) std::fprintf(stderr, "paddock: %s\n", failure.c_str());
-  if (!f.limits.report.empty()) {
-    if (auto w = write_report_at(report_dir.get(), report_name, run_report(*res, *policy, f.command)); !w)
-      print_error(w.error());
-  }
   if (!f.no_diagnostics) {
     std::vector<std::string> extra = limit_footer_lines(*res);
     // A program that tries thousands of names must not bury the footer: the first few, then a count.

@@ -145,8 +145,11 @@ std::vector<std::string> limit_footer_lines(const RunResult& r) {
   if (const LimitReport* p = find(r, "pids-ceiling"); p && p->hit)
     out.push_back("process ceiling " + p->requested + " reached (fork failed) " + kDash +
                   " set a larger limit with --pids");
-  if (const LimitReport* f = find(r, "max-file-size"); f && f->hit)
-    out.push_back("killed: file size limit " + f->requested + " reached " + kDash + " raise with --max-file-size");
+  if (const LimitReport* f = find(r, "max-file-size"); f && f->hit) {
+    const bool killed = r.status == RunResult::Status::Signaled && r.signal == SIGXFSZ;
+    out.push_back(std::string(killed ? "killed: " : "") + "file size limit " + f->requested + " reached" +
+                  (killed ? " " : " (a write failed) ") + kDash + " raise with --max-file-size");
+  }
   const bool failed = !(r.status == RunResult::Status::Exited && r.exit_code == 0);
   if (failed && !r.oom) {
     if (const LimitReport* m = find(r, "memory"); m && m->enforced_by == "rlimit RLIMIT_DATA")

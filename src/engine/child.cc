@@ -405,6 +405,21 @@ void apply_seccomp(const Plan& plan) {
   if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0) fail("seccomp", "");
 }
 
+// The fallback's broker filter: its listener goes to paddock, which answers the metadata calls.
+void apply_broker_filter(const Plan& plan) {
+  struct sock_fprog prog;
+  prog.len = static_cast<unsigned short>(plan.broker_seccomp.size());
+  prog.filter = const_cast<sock_filter*>(plan.broker_seccomp.data());
+  const unsigned flags = plan.broker_fd >= 0 ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0;
+  long listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
+  if (listener < 0) fail("seccomp broker filter", "");
+  if (plan.broker_fd < 0) return;
+  int fd = static_cast<int>(listener);
+  send_fds(plan.broker_fd, &fd, 1, "seccomp broker listener");
+  close(fd);
+  close(plan.broker_fd);
+}
+
 void forward_signal(int sig) {
   pid_t p = g_command_pid;
   if (p > 0) {
@@ -556,6 +571,7 @@ void send_usage() {
   if (plan.landlock.abi > 0 && !plan.fallback_subreaper) apply_landlock(plan.landlock);
   drop_capabilities(plan.namespaces || geteuid() == 0);
   if (!plan.seccomp.empty()) apply_seccomp(plan);
+  if (!plan.broker_seccomp.empty()) apply_broker_filter(plan);
   if (plan.exec_in_place) exec_command(plan);
 
   // Signals paddock forwards reach the command through this init.

@@ -1,7 +1,8 @@
 // What the Landlock + seccomp fallback lacks next to namespaces (issue 17): one line per missing
 // or weaker protection, each true of this policy on this host. Landlock only adds access along
-// paths and governs neither unix connect, nor mode changes, nor what is not a path (/proc's list,
-// SysV IPC); without namespaces nothing else can take those away from an unprivileged process.
+// paths and governs neither unix connect nor metadata changes (the broker covers those where it
+// can: fallback_broker.h), nor what is not a path (/proc's list, SysV IPC); without namespaces
+// nothing else can take the rest away from an unprivileged process.
 #include <algorithm>
 
 #include "paddock/features.h"
@@ -45,9 +46,12 @@ std::vector<IsolationGap> fallback_gaps(const Policy& policy, const Features& f,
   g.push_back({"host SysV IPC",
                "System V shared memory, semaphores and message queues of the host are reachable as their "
                "modes allow (no IPC namespace)"});
-  g.push_back({"host unix sockets reachable",
-               "any pathname unix socket this user can reach (a container engine, ssh-agent, the session "
-               "bus) accepts connections: Landlock does not govern connect"});
+  // Closed by the fallback's broker filter (fallback_broker.h), which needs seccomp.
+  if (!f.seccomp_filter)
+    g.push_back({"host unix sockets reachable",
+                 "any pathname unix socket this user can reach (a container engine, ssh-agent, the session "
+                 "bus) accepts connections: Landlock does not govern connect, and without seccomp filters "
+                 "AF_UNIX sockets cannot be refused"});
   if (f.landlock_abi < 6) {
     if (policy.network.mode != NetMode::Host)
       g.push_back({"host abstract unix sockets reachable",
@@ -57,9 +61,12 @@ std::vector<IsolationGap> fallback_gaps(const Policy& policy, const Features& f,
                  "Landlock ABI " + std::to_string(f.landlock_abi) +
                      " < 6 cannot scope signals: the user's other processes can be killed"});
   }
-  g.push_back({"read-only paths' metadata",
-               "chmod on a --read path succeeds and the host sees the new mode: Landlock does not govern "
-               "mode changes"});
+  // Brokered by paddock through seccomp user notification, which needs paddock to stay (not --exec).
+  if (!f.seccomp_filter || exec_in_place)
+    g.push_back({"read-only paths' metadata",
+                 std::string(exec_in_place ? "--exec leaves no paddock to check" : "without seccomp filters nothing checks") +
+                     " chmod, chown, utimes and extended attributes: those of read-only paths can be changed, and "
+                     "the host sees it (Landlock does not govern them)"});
   if (any_existing_protected(policy))
     g.push_back({"protected files writable during the run",
                  "files the host runs later (.git/hooks, .envrc, ...) inside writable paths can be changed; "

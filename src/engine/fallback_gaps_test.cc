@@ -32,8 +32,7 @@ TEST(FallbackGaps, EveryClassOfTheIssueHasItsLine) {
   p.protected_paths.push_back({"/work/.git/hooks", "git hooks run by git on the host", true});
   auto gaps = fallback_gaps(p, abi(6));
   EXPECT_EQ(names(gaps), (std::vector<std::string>{"no private /proc", "no private /tmp", "host directory names listable",
-                                                   "host /sys", "host SysV IPC", "host unix sockets reachable",
-                                                   "read-only paths' metadata", "protected files writable during the run",
+                                                   "host /sys", "host SysV IPC", "protected files writable during the run",
                                                    "no pid namespace"}));
   for (const IsolationGap& g : gaps) {
     EXPECT_FALSE(g.consequence.empty()) << g.name;
@@ -61,6 +60,24 @@ TEST(FallbackGaps, OldLandlockAddsSignalsAndAbstractSockets) {
   p.network.mode = NetMode::Host;
   EXPECT_EQ(find(fallback_gaps(p, abi(4)), "host abstract unix sockets reachable"), nullptr);
   EXPECT_EQ(find(fallback_gaps(p, abi(6)), "host processes can be signalled"), nullptr);
+}
+
+// The broker closes unix sockets and checks metadata; it needs seccomp, and paddock to stay.
+TEST(FallbackGaps, WhatTheBrokerClosesIsAGapOnlyWithoutIt) {
+  Policy p;
+  auto with = fallback_gaps(p, abi(6));
+  EXPECT_EQ(find(with, "host unix sockets reachable"), nullptr);
+  EXPECT_EQ(find(with, "read-only paths' metadata"), nullptr);
+  auto exec = fallback_gaps(p, abi(6), true);
+  EXPECT_EQ(find(exec, "host unix sockets reachable"), nullptr);  // a plain filter: --exec keeps it
+  ASSERT_NE(find(exec, "read-only paths' metadata"), nullptr);
+  EXPECT_NE(find(exec, "read-only paths' metadata")->consequence.find("--exec leaves no paddock to check"),
+            std::string::npos);
+  Features no_seccomp = abi(6);
+  no_seccomp.seccomp_filter = false;
+  auto bare = fallback_gaps(p, no_seccomp);
+  EXPECT_NE(find(bare, "host unix sockets reachable"), nullptr);
+  EXPECT_NE(find(bare, "read-only paths' metadata"), nullptr);
 }
 
 TEST(FallbackGaps, ExecHasNoInitToKillDaemons) {

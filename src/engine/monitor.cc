@@ -1,5 +1,7 @@
 #include "engine/monitor.h"
 
+#include "engine/output_relay.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -37,10 +39,12 @@ int rm_entry(const char* path, const struct stat*, int, struct FTW*) { return re
 
 void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
-// Appends what `fd` has to `sink` up to `cap` bytes, counting everything. False on EOF/error.
-bool drain(int fd, std::string* sink, std::size_t cap, std::uint64_t* count, bool* truncated, int relay_to) {
+// Appends what `fd` has to `sink` up to `cap` bytes, counting everything, and hands it to `relay`
+// while the relay has room. False on EOF/error.
+bool drain(int fd, std::string* sink, std::size_t cap, std::uint64_t* count, bool* truncated, OutputRelay* relay) {
   char buf[65536];
   for (;;) {
+    if (relay != nullptr && !relay->has_room()) return true;  // the rest waits in the pipe
     ssize_t n = read(fd, buf, sizeof(buf));
     if (n > 0) {
       *count += static_cast<std::uint64_t>(n);
@@ -50,7 +54,7 @@ bool drain(int fd, std::string* sink, std::size_t cap, std::uint64_t* count, boo
         sink->append(buf, take);
         if (take < static_cast<std::size_t>(n)) *truncated = true;
       }
-      if (relay_to >= 0) sys::write_all(relay_to, buf, static_cast<std::size_t>(n));
+      if (relay != nullptr) relay->push(buf, static_cast<std::size_t>(n));
       continue;
     }
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
@@ -298,6 +302,13 @@ Result<RunResult> Launch::wait() {
   }
   if (out_r_) set_nonblock(out_r_.get());
   if (err_r_) set_nonblock(err_r_.get());
+  // paddock's own stdout/stderr, written by relay threads (output_relay.h).
+  if (relay_outputs_ || (pty_mode_ && pty_master_)) out_relay_ = std::make_unique<OutputRelay>(1);
+  if (relay_outputs_) err_relay_ = std::make_unique<OutputRelay>(2);
+  auto abandon_relays = [&] {
+    if (out_relay_) out_relay_->abandon();
+    if (err_relay_) err_relay_->abandon();
+  };
   std::string stdin_buf = opts.stdin_data.value_or("");
   std::size_t stdin_off = 0;
   if (in_w_ && opts.stdin_data) set_nonblock(in_w_.get());
@@ -391,10 +402,18 @@ Result<RunResult> Launch::wait() {
     };
     if (report_open) add(report.get(), POLLIN, kReport);
     if (!child_gone && pidfd) add(pidfd.get(), POLLIN, kPidfd);
-    if (out_r_) add(out_r_.get(), POLLIN, kOut);
-    if (err_r_) add(err_r_.get(), POLLIN, kErr);
+    // A source whose relay is full is not read (its writer waits, as on a pipe), but the loop
+    // keeps serving timers and signals, checking for room every few milliseconds.
+    bool held_back = false;
+    auto room = [&](OutputRelay* r) {
+      if (r == nullptr || r->has_room()) return true;
+      held_back = true;
+      return false;
+    };
+    if (out_r_ && room(out_relay_.get())) add(out_r_.get(), POLLIN, kOut);
+    if (err_r_ && room(err_relay_.get())) add(err_r_.get(), POLLIN, kErr);
     if (in_w_ && opts.stdin_data) add(in_w_.get(), POLLOUT, kIn);
-    if (pty_master_) add(pty_master_.get(), POLLIN, kPty);
+    if (pty_master_ && room(out_relay_.get())) add(pty_master_.get(), POLLIN, kPty);
     if (user_stdin_open) add(0, POLLIN, kUser);
     if (sigfd) add(sigfd.get(), POLLIN, kSig);
     if (timer) add(timer.get(), POLLIN, kTimer);
@@ -406,12 +425,12 @@ Result<RunResult> Launch::wait() {
     if (namespaces && got_exit_message && usage_reported_ && !outputs_open) break;
     // Once the init is gone, whatever still holds an output open (a fallback-mode orphan) gets
     // a moment to flush (the 200 ms poll below), then we stop reading.
-    int n = poll(pfds.data(), pfds.size(), child_gone ? 200 : -1);
+    int n = poll(pfds.data(), pfds.size(), held_back ? 10 : child_gone ? 200 : -1);
     if (n < 0) {
       if (errno == EINTR) continue;
       break;
     }
-    if (n == 0 && child_gone) break;
+    if (n == 0 && child_gone && !held_back) break;
     for (std::size_t i = 0; i < pfds.size(); ++i) {
       if (!pfds[i].revents) continue;
       switch (srcs[i]) {
@@ -434,13 +453,16 @@ Result<RunResult> Launch::wait() {
           child_gone = true;
           break;
         case kOut:
+          // A reader that left ends the source: the command's next write gets SIGPIPE, as on a pipe.
           if (!drain(out_r_.get(), relay_outputs_ ? nullptr : &res.stdout_data, opts.capture_limit,
-                     &res.stdout_bytes, &res.stdout_truncated, relay_outputs_ ? 1 : -1))
+                     &res.stdout_bytes, &res.stdout_truncated, out_relay_.get()) ||
+              (out_relay_ && out_relay_->reader_gone()))
             out_r_.reset();
           break;
         case kErr:
           if (!drain(err_r_.get(), relay_outputs_ ? nullptr : &res.stderr_data, opts.capture_limit,
-                     &res.stderr_bytes, &res.stderr_truncated, relay_outputs_ ? 2 : -1))
+                     &res.stderr_bytes, &res.stderr_truncated, err_relay_.get()) ||
+              (err_relay_ && err_relay_->reader_gone()))
             err_r_.reset();
           break;
         case kIn: {
@@ -450,7 +472,8 @@ Result<RunResult> Launch::wait() {
           break;
         }
         case kPty:
-          if (!drain(pty_master_.get(), nullptr, 0, &res.stdout_bytes, &res.stdout_truncated, 1)) {
+          if (!drain(pty_master_.get(), nullptr, 0, &res.stdout_bytes, &res.stdout_truncated, out_relay_.get()) ||
+              (out_relay_ && out_relay_->reader_gone())) {
             pty_master_.reset();
             user_stdin_open = false;
           }
@@ -483,6 +506,7 @@ Result<RunResult> Launch::wait() {
           if (!term_sent) {
             res.timed_out = true;
             term_sent = true;
+            abandon_relays();  // what a stalled reader has not taken is dropped, not waited for
             kill_tree(SIGTERM);
             arm(timer.get(), std::chrono::duration_cast<std::chrono::milliseconds>(kTermGrace));
           } else {
@@ -493,6 +517,7 @@ Result<RunResult> Launch::wait() {
         }
         case kCancel:
           res.cancelled = true;
+          abandon_relays();
           kill_tree(SIGKILL);
           opts.cancel.reset();
           break;
@@ -506,6 +531,10 @@ Result<RunResult> Launch::wait() {
       }
     }
   }
+  // Output the reader has not taken yet: written out before the result (the footer comes after
+  // it), unless the run was ended by a timeout or cancel (then it was dropped above).
+  if (out_relay_) out_relay_->flush();
+  if (err_relay_) err_relay_->flush();
   // The init reported the end of the tree and may still be exiting.
   const bool init_exiting = !waited_ && namespaces && got_exit_message && usage_reported_;
   if (!waited_ && !init_exiting) reap();
@@ -561,8 +590,25 @@ Result<RunResult> Launch::wait() {
       res.denied_hosts.push_back(line);
     }
   }
+  broker.reset();  // every sandboxed process is gone
   // What the host would run or trust later: checked once every sandboxed process is gone.
   if (watch) res.left_behind = watch->after();
+  // --max-file-size stops a write in whatever process makes it, and only a top-level command
+  // that dies of SIGXFSZ shows in the exit status: a file the run left at exactly the limit says
+  // where it was reached (RLIMIT_FSIZE cuts the write there). Host-backed areas only: the
+  // sandbox's own /tmp is gone by now.
+  if (watch && policy->limits.max_file_size_bytes) {
+    for (LimitReport& l : res.limits) {
+      if (l.name != "max-file-size") continue;
+      auto files = watch->files_at_size(*policy->limits.max_file_size_bytes, 3);
+      if (!files.empty()) {
+        l.hit = true;
+        for (const std::string& f : files)
+          res.warnings.push_back("file-size limit " + l.requested + " reached by " + f +
+                                 ": writes past it failed (EFBIG or SIGXFSZ)");
+      }
+    }
+  }
   if (!fallback_dir.empty()) {
     nftw(fallback_dir.c_str(), rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     fallback_dir.clear();

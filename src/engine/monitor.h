@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/fallback_broker.h"
+#include "engine/output_relay.h"
 #include "engine/plan.h"
 #include "engine/resources.h"
 #include "guard/watch.h"
@@ -41,6 +43,8 @@ class Launch final : public Execution {
   std::string fallback_dir;
   std::vector<std::string> warnings;
   std::vector<IsolationGap> isolation_gaps;  // fallback_gaps() when running without namespaces
+  // The fallback's metadata broker (fallback_broker.h), while the sandbox lives.
+  std::unique_ptr<MetadataBroker> broker;
   // What the run may leave behind for the host (src/guard/): taken before the sandbox starts.
   std::optional<guard::Watch> watch;
   std::string exec_path;
@@ -78,6 +82,7 @@ class Launch final : public Execution {
   sys::UniqueFd pty_master_;
   sys::UniqueFd pty_sock_;
   sys::UniqueFd out_r_, err_r_, in_w_;
+  std::unique_ptr<OutputRelay> out_relay_, err_relay_;  // to paddock's stdout/stderr (wait())
   bool pty_mode_ = false;
   bool relay_outputs_ = false;  // inherit mode with count_output: pipes relayed to our 1 and 2
   bool waited_ = false;

@@ -89,6 +89,10 @@ struct Plan {
   std::string cwd;
   LandlockPlan landlock;
   std::vector<sock_filter> seccomp;  // BPF program (empty: none)
+  // The fallback's second filter (fallback_broker.h), stacked on `seccomp`; with broker_fd >= 0
+  // it is loaded with a listener, which is sent to paddock on broker_fd.
+  std::vector<sock_filter> broker_seccomp;
+  int broker_fd = -1;
   bool fallback_subreaper = false;   // no pid namespace: the init sweeps orphans itself
   // The fallback init (fallback_init.h): paddock's pid, to notice it died before the init set its
   // parent-death signal, and the signal that makes the init kill everything below it and die.

@@ -18,6 +18,7 @@
 
 #include "engine/child.h"
 #include "engine/deferred_cleanup.h"
+#include "engine/fallback_broker.h"
 #include "engine/fallback_init.h"
 #include "engine/monitor.h"
 #include "engine/plan_builder.h"
@@ -211,6 +212,11 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
     auto prog = seccomp_program({!ns && policy.network.mode == NetMode::Off});
     plan.seccomp.assign(prog.begin(), prog.end());
   }
+  // Without namespaces: no unix sockets by path, and metadata changes brokered (fallback_broker.h).
+  // With --exec no paddock remains to answer them: they pass, and the user is told.
+  if (feat.seccomp_filter && !ns) {
+    plan.broker_seccomp = broker_filter(!plan.exec_in_place);  // with --exec: fallback_gaps() says so
+  }
 
   plan.cwd = opts.cwd ? *opts.cwd : policy.cwd;
   plan.hostname = ns ? "paddock" : "";
@@ -340,6 +346,15 @@ Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOpt
       plan.net_fd = net_child.get();
     }
 
+    sys::UniqueFd broker_parent, broker_child;
+    if (!plan.broker_seccomp.empty()) {
+      int sp[2];
+      if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) return errno_error("socketpair", errno, "run");
+      broker_parent.reset(sp[0]);
+      broker_child.reset(move_high(sp[1]));
+      plan.broker_fd = broker_child.get();
+    }
+
     int pidfd = -1;
     sys::Clone3Args args = {};
     args.flags = plan.clone_flags | CLONE_PIDFD;
@@ -373,6 +388,7 @@ Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOpt
     launch->close_child_side();
     report_w.reset();
     net_child.reset();
+    broker_child.reset();
     attach_wait.reset();
     if (attach_go) {
       if (auto r = launch->resources->attach(launch->child_pid); !r) {
@@ -383,6 +399,17 @@ Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOpt
       attach_go.reset();
     }
     launch->resources->started(launch->child_pid);
+    if (broker_parent) {
+      // The listener comes once the child has its filters; without it (the child failed first)
+      // nobody listens and the brokered calls fail with ENOSYS: closed, not open.
+      auto fds = receive_fds(broker_parent.get(), 1);
+      if (fds.size() == 1) {
+        auto b = MetadataBroker::start(std::move(fds[0]),
+                                       broker_policy(policy, {launch->fallback_dir + "/home", launch->fallback_dir + "/tmp"}));
+        if (!b) return std::move(b).take_error();
+        launch->broker = std::move(*b);
+      }
+    }
 
     if (net_parent) {
       auto fds = receive_fds(net_parent.get(), plan.listeners.size());

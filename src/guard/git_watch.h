@@ -35,7 +35,6 @@ class GitWatch {
 
   static constexpr std::size_t kEntryBudget = 4'000'000;
 
- private:
   struct Area {
     std::string path;
     std::shared_ptr<const sys::UniqueFd> fd;
@@ -43,6 +42,10 @@ class GitWatch {
     dev_t git_dev = 0;
     ino_t git_ino = 0;
   };
+  // The watched areas (writable, host-backed, outermost only), each opened before the run.
+  const std::vector<Area>& areas() const { return areas_; }
+
+ private:
   std::vector<Area> areas_;
   Baseline base_;  // the areas' own .git control files as they were
 };

@@ -30,6 +30,7 @@ void visit_entries(int fd, const std::string& path, const std::string& why, cons
     if (dup_fd >= 0) close(dup_fd);
     return;
   }
+  rewinddir(d);  // the duplicate shares its offset with FD
   std::vector<std::string> names;
   while (dirent* e = readdir(d))
     if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) names.emplace_back(e->d_name);
@@ -71,6 +72,7 @@ Watch Watch::before(const Policy& policy, const std::vector<SandboxMount>& mount
     if (fd) visit_entries(fd->get(), p.path, p.reason, w.base_, &w.base_, kDepth, unused);
   }
   w.git_ = GitWatch::before(policy, mounts);
+  w.agent_config_ = AgentConfigWatch::before(policy);
   return w;
 }
 
@@ -98,10 +100,62 @@ void Watch::check_protected(const ProtectedPath& p, std::vector<LeftBehind>& out
   close(fd);
 }
 
+namespace {
+
+void find_at_size(int fd, const std::string& path, std::uint64_t size, const Baseline& base, std::size_t max,
+                  std::size_t& budget, int depth, std::vector<std::string>& out) {
+  int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  DIR* d = dup_fd < 0 ? nullptr : fdopendir(dup_fd);
+  if (d == nullptr) {
+    if (dup_fd >= 0) close(dup_fd);
+    return;
+  }
+  rewinddir(d);  // the duplicate shares its offset with FD, which may have been read before
+  std::vector<std::string> dirs;
+  while (dirent* e = readdir(d)) {
+    if (out.size() >= max || budget == 0) break;
+    --budget;
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    if (e->d_type == DT_DIR) {
+      dirs.emplace_back(e->d_name);
+      continue;
+    }
+    if (e->d_type != DT_REG && e->d_type != DT_UNKNOWN) continue;
+    struct stat st;
+    if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (S_ISDIR(st.st_mode)) dirs.emplace_back(e->d_name);
+    else if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) == size && base.changed(st))
+      out.push_back(path + "/" + e->d_name);
+  }
+  closedir(d);
+  if (depth <= 0) return;
+  for (const std::string& name : dirs) {
+    if (out.size() >= max || budget == 0) return;
+    int sub = openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sub < 0) continue;
+    find_at_size(sub, path + "/" + name, size, base, max, budget, depth - 1, out);
+    close(sub);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> Watch::files_at_size(std::uint64_t size, std::size_t max) const {
+  std::vector<std::string> out;
+  std::size_t budget = 1'000'000;
+  for (const auto& a : git_.areas()) find_at_size(a.fd->get(), a.path == "/" ? "" : a.path, size, base_, max, budget, 64, out);
+  return out;
+}
+
 std::vector<LeftBehind> Watch::after() const {
   // Git first: it moves whole control files and directories (.git/hooks) aside itself.
   std::vector<LeftBehind> out = git_.after();
-  for (const ProtectedPath& p : protected_) check_protected(p, out);
+  // Agents' configuration next: it puts back what the agent's own files held, which moving them
+  // aside would not; the protected paths it covers (~/.claude/settings.json, ~/.claude/hooks when
+  // ~/.claude is writable) are left to it.
+  for (LeftBehind& l : agent_config_.after()) out.push_back(std::move(l));
+  for (const ProtectedPath& p : protected_)
+    if (!agent_config_.covers(p.path)) check_protected(p, out);
   return out;
 }
 

@@ -8,8 +8,11 @@
 
 #include <time.h>
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
+#include "guard/agent_config.h"
 #include "guard/git_watch.h"
 #include "guard/quarantine.h"
 #include "paddock/policy.h"
@@ -24,6 +27,10 @@ class Watch {
   static Watch before(const Policy& policy, const std::vector<SandboxMount>& mounts);
   // After the run: what changed among the watched things, in a stable order.
   std::vector<LeftBehind> after() const;
+  // Regular files in the writable host-backed areas that the run wrote and that are exactly SIZE
+  // bytes long: where --max-file-size stopped a write (RLIMIT_FSIZE cuts a write at the limit).
+  // At most MAX paths; at most 1,000,000 entries visited.
+  std::vector<std::string> files_at_size(std::uint64_t size, std::size_t max) const;
 
  private:
   // Protected paths (src/policy/protected_paths.cc): one created by the run, or anything in one
@@ -33,6 +40,7 @@ class Watch {
   std::vector<ProtectedPath> protected_;
   Baseline base_;  // what the existing protected paths held before the run
   GitWatch git_;
+  AgentConfigWatch agent_config_;
 };
 
 }  // namespace paddock::guard

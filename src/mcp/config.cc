@@ -18,8 +18,10 @@ constexpr const char* kSystemPath[] = {"/usr/local/bin", "/usr/bin", "/bin"};
 
 // Built-in launchers: each reads the whole program from stdin, then runs it, so a sandbox can be
 // started before the code is known (warm pool) and the code still runs as a fresh program.
+// The shell's program is handed to bash as a file (a here-string on fd 3), not as `bash -c CODE`:
+// one argument is capped at 128 KiB by the kernel (MAX_ARG_STRLEN), the code at 8 MiB.
 constexpr const char* kShellLauncher =
-    "IFS= read -r -d '' __paddock_src; exec bash -c \"$__paddock_src\" bash";
+    "IFS= read -r -d '' __paddock_src; exec 3<<<\"$__paddock_src\"; unset __paddock_src; exec bash /dev/fd/3";
 constexpr const char* kPythonLauncher =
     // Only what every call needs is imported up front: `traceback` alone costs 7 ms of CPU
     // (re, tokenize, linecache), so it is imported when a program fails.
@@ -308,6 +310,11 @@ std::optional<std::string> find_system_program(const std::string& name) {
     if (::access(p.c_str(), X_OK) == 0) return p;
   }
   return std::nullopt;
+}
+
+FileSpace file_space(const EnvLimits& limits) {
+  const std::uint64_t mem = std::uint64_t{limits.memory_mb} << 20;
+  return {mem / 2, mem / 4, mem / 4};
 }
 
 Config builtin_config() {

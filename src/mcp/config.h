@@ -29,6 +29,17 @@ struct EnvLimits {
   std::uint32_t pids = 64;
 };
 
+// The file space one call gets, all of it tmpfs (memory): /workspace (also HOME), /tmp and
+// /dev/shm. Together they are capped at memory_mb, so that where tmpfs pages are not charged to
+// a memory cgroup (unprivileged, rlimit only) a call still holds at most twice memory_mb, and
+// max_concurrency calls a known bound (issue 18, item 4).
+struct FileSpace {
+  std::uint64_t workspace_bytes;  // half
+  std::uint64_t tmp_bytes;        // a quarter
+  std::uint64_t shm_bytes;        // a quarter
+};
+FileSpace file_space(const EnvLimits& limits);
+
 struct Environment {
   std::string name;
   std::string description;             // shown to the model

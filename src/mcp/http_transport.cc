@@ -26,7 +26,24 @@ namespace paddock::mcp {
 namespace {
 
 constexpr std::size_t kMaxHeaderBytes = 64 * 1024;
-constexpr int kIdleReadSeconds = 60;  // a keep-alive connection silent this long is closed
+
+using Clock = std::chrono::steady_clock;
+
+// recv() that gives up at an absolute DEADLINE: a peer that trickles a byte now and then cannot
+// extend it (SO_RCVTIMEO would restart with every byte).
+ssize_t recv_by(int fd, char* buf, std::size_t len, Clock::time_point deadline) {
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return -1;
+    pollfd p{fd, POLLIN, 0};
+    int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (r < 0 && errno != EINTR) return -1;
+    if (r <= 0) continue;
+    ssize_t n = ::recv(fd, buf, len, MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
+    return n;
+  }
+}
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -105,15 +122,25 @@ std::string rpc_error_body(int code, const std::string& message, const json& id 
 
 // Reads one request. 0 = ok, -1 = connection closed or timed out, else an HTTP status to send.
 // With a token, a request without the right bearer token gets 401 before its body is read.
-int read_request(int fd, std::string& buf, HttpRequest& req, std::size_t max_body,
-                 const std::string& token) {
+// Deadlines: IDLE for the first byte of a request, then HEAD for the rest of its head from that
+// byte on, then BODY for its body; each absolute. ON_FIRST_BYTE is called when a request begins.
+int read_request(int fd, std::string& buf, HttpRequest& req, std::size_t max_body, const std::string& token,
+                 const HttpTimeouts& t, const std::function<void()>& on_first_byte) {
   std::size_t end;
+  Clock::time_point deadline = Clock::now() + (buf.empty() ? t.idle : t.head);
+  bool begun = !buf.empty();
+  if (begun) on_first_byte();
   while ((end = buf.find("\r\n\r\n")) == std::string::npos) {
     if (buf.size() > kMaxHeaderBytes) return 431;
     char tmp[16384];
-    ssize_t n = sys::retry_eintr([&] { return ::recv(fd, tmp, sizeof tmp, 0); });
+    ssize_t n = recv_by(fd, tmp, sizeof tmp, deadline);
     if (n <= 0) return -1;
     buf.append(tmp, static_cast<std::size_t>(n));
+    if (!begun) {
+      begun = true;
+      on_first_byte();
+      deadline = Clock::now() + t.head;
+    }
   }
   std::string_view head(buf.data(), end);
   std::size_t line_end = head.find("\r\n");
@@ -150,9 +177,10 @@ int read_request(int fd, std::string& buf, HttpRequest& req, std::size_t max_bod
     return 411;
   }
   if (length > max_body) return 413;
+  deadline = Clock::now() + t.body;
   while (buf.size() < length) {
     char tmp[65536];
-    ssize_t n = sys::retry_eintr([&] { return ::recv(fd, tmp, sizeof tmp, 0); });
+    ssize_t n = recv_by(fd, tmp, sizeof tmp, deadline);
     if (n <= 0) return -1;
     buf.append(tmp, static_cast<std::size_t>(n));
   }
@@ -339,6 +367,29 @@ struct HttpServer::Impl {
   std::condition_variable cv;
   std::map<std::string, McpSession> sessions;
   std::size_t connections = 0;
+  // Open connections, for making room: one that is not in the middle of a request it has fully
+  // sent (waiting for its next one, or still sending its head) may be closed for a newcomer.
+  struct Open {
+    int fd;
+    Clock::time_point since;  // when it last began waiting or reading a head
+    bool serving = false;     // a complete request is being answered
+    bool evicted = false;     // shut down for a newcomer; leaving
+  };
+  std::map<std::uint64_t, Open> open;
+  std::uint64_t next_id = 0;
+  // Closes the connection that has waited longest without a request being served; false when
+  // every connection is serving one. Called with `mu` held.
+  bool evict_one() {
+    auto victim = open.end();
+    for (auto it = open.begin(); it != open.end(); ++it)
+      if (!it->second.serving && !it->second.evicted &&
+          (victim == open.end() || it->second.since < victim->second.since))
+        victim = it;
+    if (victim == open.end()) return false;
+    ::shutdown(victim->second.fd, SHUT_RDWR);  // its thread sees the end and leaves
+    victim->second.evicted = true;
+    return true;
+  }
 
   std::string unix_path;  // the socket file this server created, unlinked on destruction
 
@@ -347,7 +398,7 @@ struct HttpServer::Impl {
     if (!unix_path.empty()) ::unlink(unix_path.c_str());
   }
 
-  void handle_connection(sys::UniqueFd fd);
+  void handle_connection(sys::UniqueFd fd, std::uint64_t id);
   // Returns false when the connection must be closed.
   bool handle_request(int fd, const HttpRequest& req);
   bool handle_post(int fd, const HttpRequest& req, bool keep_alive);
@@ -456,15 +507,21 @@ void HttpServer::serve() {
       send_response(c.get(), 403, "text/plain", "Forbidden: another user\n", {}, false);
       continue;
     }
+    std::uint64_t id;
     {
+      // Full: room is made by closing the connection that has waited longest without a request
+      // (idle keep-alives, slow or trickling heads), so that nobody can hold the server by
+      // opening connections and saying nothing. Only when every one is being served: 503.
       std::lock_guard lock(im.mu);
-      if (im.connections >= im.options.max_connections) {
+      if (im.connections >= im.options.max_connections && !im.evict_one()) {
         send_response(c.get(), 503, "text/plain", "too many connections\n", {}, false);
         continue;
       }
       ++im.connections;
+      id = im.next_id++;
+      im.open[id] = {c.get(), Clock::now(), false, false};  // evictable from now on
     }
-    std::thread([&im, fd = std::move(c)]() mutable { im.handle_connection(std::move(fd)); }).detach();
+    std::thread([&im, id, fd = std::move(c)]() mutable { im.handle_connection(std::move(fd), id); }).detach();
   }
   // End every MCP session, then wait for the connection threads to go.
   std::map<std::string, Impl::McpSession> doomed;
@@ -494,16 +551,26 @@ void HttpServer::Impl::reap_idle() {
   for (auto& c : idle) server.disconnect(c);
 }
 
-void HttpServer::Impl::handle_connection(sys::UniqueFd fd) {
-  timeval tv{kIdleReadSeconds, 0};
-  ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+void HttpServer::Impl::handle_connection(sys::UniqueFd fd, std::uint64_t id) {
   int one = 1;
   ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  auto set_state = [&](bool serving) {
+    std::lock_guard lock(mu);
+    auto it = open.find(id);
+    if (it == open.end()) return;
+    if (!serving) it->second.since = Clock::now();
+    it->second.serving = serving;
+  };
   std::string buf;
   while (!stopping) {
     HttpRequest req;
-    int status = read_request(fd.get(), buf, req, options.max_body, options.token);
+    set_state(false);
+    // The head's deadline runs from its first byte; being evictable, a head that is slow to come
+    // may also lose its place to a newcomer.
+    int status = read_request(fd.get(), buf, req, options.max_body, options.token, options.timeouts,
+                              [&] { set_state(false); });
     if (status < 0) break;
+    set_state(true);
     if (status == 401) {
       // Nothing runs and the body is never read; the connection ends.
       send_response(fd.get(), 401, "application/json",
@@ -519,8 +586,9 @@ void HttpServer::Impl::handle_connection(sys::UniqueFd fd) {
     }
     if (!handle_request(fd.get(), req)) break;
   }
-  fd.reset();
   std::lock_guard lock(mu);
+  open.erase(id);
+  fd.reset();
   --connections;
   cv.notify_all();
 }

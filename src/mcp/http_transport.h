@@ -29,12 +29,23 @@ struct HttpAddress {
 // "127.0.0.1:8765", "[::1]:8765", "localhost:8765", "8765" (loopback), "unix:/run/user/1000/mcp.sock".
 Result<HttpAddress> parse_http_address(std::string_view text);
 
+// How long a connection may take (each an absolute deadline, which a peer sending a byte now
+// and then cannot extend).
+struct HttpTimeouts {
+  std::chrono::milliseconds idle{60'000};  // for the first byte of the next request
+  std::chrono::milliseconds head{10'000};  // for the rest of a request's head, from its first byte
+  std::chrono::milliseconds body{60'000};  // for its body (up to max_body), from the end of the head
+};
+
 struct HttpOptions {
   HttpAddress address;
   std::string path = "/mcp";
   std::vector<std::string> allowed_origins;  // exact "scheme://host[:port]" values
   std::size_t max_body = 8u << 20;
+  // At most this many at once; when full, the one that has waited longest without a request
+  // being served is closed to make room, so idle or trickling connections cannot lock clients out.
   std::size_t max_connections = 64;
+  HttpTimeouts timeouts;
   std::chrono::seconds session_idle{3600};   // an HTTP session unused this long is ended
   // Bearer token every request must carry ("Authorization: Bearer TOKEN"); empty = no auth
   // (only allowed on loopback: listen() refuses otherwise).

@@ -349,6 +349,105 @@ TEST(HttpUnix, PrivateSocketNoTokenAndRemovedAtTheEnd) {
   ::rmdir(dir);
 }
 
+// A server on a free loopback port with OPTIONS (token kToken), served on its own thread.
+struct LiveServer {
+  explicit LiveServer(HttpOptions o) {
+    o.address = {"127.0.0.1", 0};
+    o.token = kToken;
+    server = std::make_unique<Server>(cfg, std::make_shared<FakeExecutor>(), ServerOptions{});
+    http = std::make_unique<HttpServer>(*server, o);
+    auto r = http->listen();
+    EXPECT_TRUE(r.ok()) << r.error().describe();
+    thread = std::thread([this] { http->serve(); });
+  }
+  ~LiveServer() {
+    http->stop();
+    thread.join();
+  }
+  int connect() const {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(http->port());
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    return fd;
+  }
+  // One initialize request on a new connection; the reply's status line.
+  std::string initialize() const {
+    int fd = connect();
+    const std::string body = R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})";
+    std::string req = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                      "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
+                      "Authorization: Bearer " + std::string(kToken) + "\r\nContent-Length: " +
+                      std::to_string(body.size()) + "\r\n\r\n" + body;
+    (void)!::send(fd, req.data(), req.size(), MSG_NOSIGNAL);
+    timeval tv{10, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    std::string raw;
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0) raw.append(buf, static_cast<std::size_t>(n));
+    ::close(fd);
+    return raw.substr(0, raw.find("\r\n"));
+  }
+  Config cfg;
+  std::unique_ptr<Server> server;
+  std::unique_ptr<HttpServer> http;
+  std::thread thread;
+};
+
+// Connections that say nothing hold no place a newcomer needs (issue 18, item 6): at capacity,
+// the one waiting longest is closed for the new client.
+TEST(HttpLockout, IdleConnectionsMakeRoomForANewClient) {
+  HttpOptions o;
+  o.max_connections = 4;
+  LiveServer s(o);
+  std::vector<int> idle;
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 4; ++i) idle.push_back(s.connect());
+    usleep(100000);
+    EXPECT_EQ(s.initialize(), "HTTP/1.1 200 OK") << "round " << round;
+  }
+  for (int fd : idle) ::close(fd);
+}
+
+// A head trickled a byte at a time is cut at its deadline, however often bytes come, and while
+// tricklers fill every place a newcomer is still served.
+TEST(HttpLockout, TricklingHeadsAreCutAndDoNotLockClientsOut) {
+  HttpOptions o;
+  o.max_connections = 4;
+  o.timeouts.head = std::chrono::milliseconds(800);
+  LiveServer s(o);
+  std::vector<int> tricklers;
+  for (int i = 0; i < 4; ++i) {
+    int fd = s.connect();
+    ASSERT_EQ(::send(fd, "POST /mcp HTTP/1.1\r\n", 20, MSG_NOSIGNAL), 20);
+    tricklers.push_back(fd);
+  }
+  EXPECT_EQ(s.initialize(), "HTTP/1.1 200 OK");
+  // Keep trickling a header line every 100 ms: the server must close them all within the head
+  // deadline (plus scheduling slack), not 60 s or never.
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t closed = 0;
+  std::vector<bool> done(tricklers.size(), false);
+  while (closed < tricklers.size() && std::chrono::steady_clock::now() - start < std::chrono::seconds(5)) {
+    for (std::size_t i = 0; i < tricklers.size(); ++i) {
+      if (done[i]) continue;
+      char c;
+      ssize_t r = ::recv(tricklers[i], &c, 1, MSG_DONTWAIT);
+      if (r == 0 || ::send(tricklers[i], "X: y\r\n", 6, MSG_NOSIGNAL) < 0) {
+        done[i] = true;
+        ++closed;
+      }
+    }
+    usleep(100000);
+  }
+  EXPECT_EQ(closed, tricklers.size()) << "trickling connections were still open after 5 s";
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+  for (int fd : tricklers) ::close(fd);
+}
+
 TEST(HttpAddress, Parse) {
   auto a = parse_http_address("127.0.0.1:8765");
   ASSERT_TRUE(a.ok());

@@ -236,6 +236,8 @@ class SandboxExecutorImpl : public Executor {
     for (const auto& [k, v] : env.env) b.set_env(k, v);
     Limits l;
     l.memory_bytes = std::uint64_t{env.limits.memory_mb} << 20;
+    l.tmp_size_bytes = file_space(env.limits).tmp_bytes;
+    l.shm_size_bytes = file_space(env.limits).shm_bytes;
     l.pids = env.limits.pids;
     // The timeout is enforced here (Deadline), from the moment the code is handed over: a warm
     // sandbox may wait a long time before that.
@@ -267,7 +269,7 @@ class SandboxExecutorImpl : public Executor {
     opts.pass_fds = std::move(pass_fds);
     // A fresh /workspace per sandbox: a private tmpfs (no host disk, gone with the sandbox), or
     // a host directory when the code is delivered as a file there before the start.
-    SandboxMount ws{kWorkspace, "", Access::ReadWrite, std::uint64_t{env.limits.memory_mb} << 20};
+    SandboxMount ws{kWorkspace, "", Access::ReadWrite, file_space(env.limits).workspace_bytes};
     if (code && env.code_via == CodeVia::File) {
       auto dir = Workspace::create(state_dir_);
       if (!dir) return std::move(dir).take_error();

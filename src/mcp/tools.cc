@@ -29,9 +29,12 @@ std::string describe_network(const Environment& env) {
 }
 
 std::string describe_limits(const Environment& env) {
-  return fmt::format("timeout {} s, memory {} MB, {} processes, output {} KiB per stream{}",
+  const FileSpace fs = file_space(env.limits);
+  return fmt::format("timeout {} s, memory {} MB, {} processes, output {} KiB per stream, files in memory "
+                     "within the memory limit: /workspace {} MB, /tmp {} MB, /dev/shm {} MB{}",
                      env.limits.timeout_seconds, env.limits.memory_mb, env.limits.pids,
-                     env.limits.max_output_bytes / 1024, describe_network(env));
+                     env.limits.max_output_bytes / 1024, fs.workspace_bytes >> 20, fs.tmp_bytes >> 20,
+                     fs.shm_bytes >> 20, describe_network(env));
 }
 
 std::string sandbox_summary(const ToolContext& ctx) {
@@ -338,6 +341,9 @@ json list_environments_result(const ToolContext& ctx, Executor& executor) {
         {"memory_mb", env.limits.memory_mb},
         {"pids", env.limits.pids},
         {"max_output_bytes", env.limits.max_output_bytes},
+        {"files_mb", {{"workspace", file_space(env.limits).workspace_bytes >> 20},
+                      {"tmp", file_space(env.limits).tmp_bytes >> 20},
+                      {"dev_shm", file_space(env.limits).shm_bytes >> 20}}},
     };
     std::string facts = executor.describe(env);
     if (!facts.empty()) e["status"] = facts;

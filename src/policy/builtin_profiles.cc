@@ -19,6 +19,12 @@ description = "Claude Code: its settings and sessions in HOME, the Anthropic API
 allow_if_exists = ["~/.claude", "~/.claude.json", "~/.config/claude"]
 # Created before the first run, so that the login made inside is kept.
 create = ["~/.claude"]
+# What Claude Code runs on the host later, which it never writes itself: settings.json (hooks,
+# apiKeyHelper, statusLine), hook scripts, plugins, and the commands, agents and skills that carry
+# shell lines and hooks. Read-only. ~/.claude.json (MCP servers, trusted projects) must stay
+# writable: its keys that run something are checked after the run and put back (docs/profiles.md).
+read_if_exists = ["~/.claude/settings.json", "~/.claude/hooks", "~/.claude/plugins", "~/.claude/commands",
+                  "~/.claude/agents", "~/.claude/skills"]
 
 [network]
 # Only the Anthropic API and login endpoints.
@@ -35,7 +41,9 @@ extends = "default"
 description = "Codex CLI: its settings and sessions in HOME, the OpenAI API"
 
 [filesystem]
-# Settings, login and session history Codex keeps in HOME.
+# Settings, login and session history Codex keeps in HOME. Codex writes config.toml itself
+# (project trust, model): its keys that run or trust something (notify, mcp_servers, projects,
+# approval and sandbox settings, ...) are checked after the run, and rules/ too (docs/profiles.md).
 allow_if_exists = ["~/.codex"]
 # Created before the first run, so that the login made inside is kept.
 create = ["~/.codex"]
@@ -54,10 +62,15 @@ extends = "default"
 description = "pi: its settings, sessions and logins in ~/.pi, the model providers' APIs"
 
 [filesystem]
-# settings.json, auth.json (provider logins), sessions, extensions and skills.
+# settings.json, auth.json (provider logins) and sessions. pi writes settings.json and auth.json
+# itself: their keys that run something (packages, extensions, "!command" keys, ...) are checked
+# after the run and put back (docs/profiles.md).
 allow_if_exists = ["~/.pi"]
 # Created before the first run, so that logins made inside are kept.
 create = ["~/.pi/agent"]
+# Code pi loads at start, which it never writes during a session: extensions, installed
+# packages, skills, and models.json ("!command" API keys and headers). Read-only.
+read_if_exists = ["~/.pi/agent/extensions", "~/.pi/agent/git", "~/.pi/agent/skills", "~/.pi/agent/models.json"]
 
 [network]
 # The providers pi talks to out of the box, and their login endpoints. To keep only yours, copy
@@ -128,9 +141,10 @@ description = "opencode: its logins and sessions in ~/.local/share/opencode, the
 allow_if_exists = ["~/.local/share/opencode", "~/.local/state/opencode"]
 # Created before the first run, so that logins made inside are kept.
 create = ["~/.local/share/opencode"]
-# opencode.json (MCP servers, plugins) and the provider packages it installed run on the host
-# later: read-only, so a run cannot plant code there.
-read_if_exists = ["~/.config/opencode", "~/.cache/opencode"]
+# opencode.json (MCP servers, plugins), the provider packages it installed, and the programs it
+# downloaded into bin/ (ripgrep, language servers) run on the host later: read-only, so a run
+# cannot plant code there.
+read_if_exists = ["~/.config/opencode", "~/.cache/opencode", "~/.local/share/opencode/bin"]
 
 [network]
 # The model catalogue, the npm registry it installs provider packages from, its own provider,

@@ -42,11 +42,21 @@ struct Grant {
 // the network is filtered, and nothing else in HOME becomes visible.
 TEST(AgentProfile, EveryPathResolvesWithItsAccess) {
   const std::vector<std::pair<const char*, std::vector<Grant>>> table = {
+      // What the agent runs on the host later and never writes itself is read-only inside its
+      // read-write state directory (issue 12, class 4).
+      {"claude", {{"/home/u/.claude", Access::ReadWrite}, {"/home/u/.claude.json", Access::ReadWrite},
+                  {"/home/u/.claude/settings.json", Access::Read}, {"/home/u/.claude/hooks", Access::Read},
+                  {"/home/u/.claude/plugins", Access::Read}, {"/home/u/.claude/commands", Access::Read},
+                  {"/home/u/.claude/agents", Access::Read}, {"/home/u/.claude/skills", Access::Read}}},
+      {"codex", {{"/home/u/.codex", Access::ReadWrite}}},
+      {"pi", {{"/home/u/.pi", Access::ReadWrite}, {"/home/u/.pi/agent/extensions", Access::Read},
+              {"/home/u/.pi/agent/git", Access::Read}, {"/home/u/.pi/agent/skills", Access::Read},
+              {"/home/u/.pi/agent/models.json", Access::Read}}},
       {"aider", {{"/home/u/.aider", Access::ReadWrite}, {"/home/u/.aider.conf.yml", Access::Read}}},
       {"gemini", {{"/home/u/.gemini", Access::Read}, {"/home/u/.gemini/tmp", Access::ReadWrite},
                   {"/home/u/.gemini/oauth_creds.json", Access::ReadWrite}}},
       {"opencode", {{"/home/u/.local/share/opencode", Access::ReadWrite}, {"/home/u/.config/opencode", Access::Read},
-                    {"/home/u/.cache/opencode", Access::Read}}},
+                    {"/home/u/.cache/opencode", Access::Read}, {"/home/u/.local/share/opencode/bin", Access::Read}}},
       {"goose", {{"/home/u/.local/share/goose", Access::ReadWrite}, {"/home/u/.local/state/goose", Access::ReadWrite},
                  {"/home/u/.config/goose", Access::Read}}},
   };

@@ -108,7 +108,7 @@ TEST_F(ProfileTest, ClaudeSkipsMissingStateAndFiltersNetwork) {
   ASSERT_NE(codex->find_rule("/home/u/.codex"), nullptr);
   EXPECT_EQ(codex->find_rule("/home/u/.codex")->access, Access::ReadWrite);
   EXPECT_EQ(codex->find_rule("/home/u/.codex")->origin.kind, Origin::Kind::Profile);
-  EXPECT_EQ(codex->find_rule("/home/u/.codex")->origin.detail, "<built-in:codex>:7:20");
+  EXPECT_EQ(codex->find_rule("/home/u/.codex")->origin.detail, "<built-in:codex>:9:20");
 }
 
 TEST_F(ProfileTest, PiGetsItsStateAndTheProviderApisOnly) {

@@ -519,3 +519,129 @@ TEST(LimitsCleanup, BackgroundCleanupReportsFirstAndLeavesNoCgroup) {
 }
 
 }  // namespace
+
+namespace {
+
+// ---- --max-file-size (issue 18, item 8) ----
+
+// A child's write stopped by the limit shows in the report and the footer, though the top-level
+// command exits 0 (only a top-level SIGXFSZ used to count).
+TEST_F(LimitsTest, FileSizeLimitHitByAChildIsReported) {
+  Proc r = paddock({"--max-file-size", "1M"},
+                   {"/bin/sh", "-c", "dd if=/dev/zero of=big bs=64k count=64 2>/dev/null; echo dd=$?; exit 0"});
+  EXPECT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("dd=153"), std::string::npos) << describe(r);  // dd died of SIGXFSZ
+  json rep = report();
+  const json* l = limit_entry(rep, "max-file-size");
+  ASSERT_NE(l, nullptr) << rep.dump();
+  EXPECT_EQ(l->at("hit"), true) << rep.dump();
+  EXPECT_NE(r.err.find("file size limit 1M reached (a write failed)"), std::string::npos) << describe(r);
+  EXPECT_NE(r.err.find(dir_ + "/big"), std::string::npos) << describe(r);
+  // A file written to exactly some other size does not count.
+  Proc ok = paddock({"--max-file-size", "1M"}, {"/bin/sh", "-c", "head -c 1000 /dev/zero > small"});
+  EXPECT_EQ(limit_entry(report(), "max-file-size")->at("hit"), false) << describe(ok);
+}
+
+// ---- the output relay (issue 18, item 5) ----
+
+// Starts `paddock run --no-pty --report R FLAGS -- ARGV` with stdout into a pipe whose read end
+// is returned (the caller decides whether to read it); stderr to /dev/null.
+pid_t start_with_stdout_pipe(const std::vector<std::string>& a, const std::string& cwd, int* read_end) {
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) return -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out[1], 1);
+    int devnull = open("/dev/null", O_RDWR);
+    dup2(devnull, 0);
+    dup2(devnull, 2);
+    if (chdir(cwd.c_str()) != 0) _exit(126);
+    std::vector<char*> v;
+    for (const std::string& s : a) v.push_back(const_cast<char*>(s.c_str()));
+    v.push_back(nullptr);
+    execv(v[0], v.data());
+    _exit(127);
+  }
+  close(out[1]);
+  *read_end = out[0];
+  return pid;
+}
+
+// Waits for PID up to LIMIT; -1 when it is still running (then killed).
+int wait_for(pid_t pid, std::chrono::seconds limit, double* seconds) {
+  const auto start = Clock::now();
+  int status = 0;
+  for (;;) {
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    if (Clock::now() - start > limit) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return -1;
+    }
+    usleep(20000);
+  }
+  *seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// A reader that never reads: the timeout still fires, and paddock ends with it, report written
+// (`(paddock run --report r.json --timeout 2s -- yes) | sleep 10` used to take 10 s).
+TEST_F(LimitsTest, StalledReaderDoesNotHoldTheTimeout) {
+  int rd = -1;
+  pid_t pid = start_with_stdout_pipe({paddock_bin(), "run", "--no-pty", "--no-diagnostics", "--timeout", "1s",
+                                      "--report", report_path(), "--", "/usr/bin/yes"},
+                                     dir_, &rd);
+  ASSERT_GT(pid, 0);
+  double secs = 0;
+  int code = wait_for(pid, std::chrono::seconds(20), &secs);
+  close(rd);
+  ASSERT_NE(code, -1) << "paddock still ran 20 s after a 1 s timeout: blocked on its reader";
+  EXPECT_LT(secs, 10.0);
+  json r = report();
+  EXPECT_EQ(r["outcome"]["timed_out"], true) << r.dump();
+}
+
+// A reader that leaves: the command gets SIGPIPE as on a plain pipe, paddock is not killed, the
+// report is written and the exit code is the shell's 141
+// (`paddock run --report r.json -- seq 1 1e8 | head -1` used to kill paddock itself).
+TEST_F(LimitsTest, ClosedReaderEndsTheRunCleanly) {
+  int rd = -1;
+  pid_t pid = start_with_stdout_pipe({paddock_bin(), "run", "--no-pty", "--no-diagnostics", "--report",
+                                      report_path(), "--", "/usr/bin/seq", "1", "100000000"},
+                                     dir_, &rd);
+  ASSERT_GT(pid, 0);
+  char buf[16];
+  ASSERT_GT(read(rd, buf, sizeof buf), 0);
+  close(rd);  // like `head -1`
+  double secs = 0;
+  int code = wait_for(pid, std::chrono::seconds(60), &secs);
+  ASSERT_NE(code, -1) << "paddock did not end after its reader left";
+  EXPECT_EQ(code, 141);
+  json r = report();
+  EXPECT_EQ(r["outcome"]["signal"], "SIGPIPE") << r.dump();
+  EXPECT_EQ(r["outcome"]["shell_code"], 141) << r.dump();
+}
+
+// A slow reader that does read everything gets everything, in order.
+TEST_F(LimitsTest, SlowReaderGetsAllTheOutput) {
+  int rd = -1;
+  pid_t pid = start_with_stdout_pipe({paddock_bin(), "run", "--no-pty", "--no-diagnostics", "--report",
+                                      report_path(), "--", "/usr/bin/seq", "1", "2000000"},
+                                     dir_, &rd);
+  ASSERT_GT(pid, 0);
+  usleep(500000);  // the relay's queue fills and the command waits
+  std::string all;
+  char buf[65536];
+  ssize_t n;
+  while ((n = read(rd, buf, sizeof buf)) > 0) all.append(buf, static_cast<std::size_t>(n));
+  close(rd);
+  double secs = 0;
+  EXPECT_EQ(wait_for(pid, std::chrono::seconds(60), &secs), 0);
+  std::size_t lines = 0;
+  for (char c : all) lines += c == '\n';
+  EXPECT_EQ(lines, 2000000u);
+  EXPECT_EQ(all.substr(all.size() - 8), "2000000\n");
+}
+
+}  // namespace

@@ -42,6 +42,32 @@ test('list_environments', async () => {
   const py = r.structuredContent.environments.find((e) => e.name === 'python');
   assert.equal(py.memory_mb, 128);
   assert.equal(py.timeout_seconds, 10);
+  assert.deepEqual(py.files_mb, { workspace: 64, tmp: 32, dev_shm: 32 });
+});
+
+test('the files a call writes are capped within its memory: /workspace, /tmp, /dev/shm', async () => {
+  // Each place is filled 1 MiB at a time until the file system refuses, then emptied again, so
+  // that the program itself never holds more than one of them.
+  const code = [
+    'import os',
+    'for d in ("/workspace", "/tmp", "/dev/shm"):',
+    '    n = 0',
+    '    p = os.path.join(d, "fill")',
+    '    try:',
+    '        with open(p, "wb") as f:',
+    '            for _ in range(1024):',
+    '                f.write(b"x" * (1 << 20)); f.flush(); os.fsync(f.fileno()); n += 1',
+    '    except OSError:',
+    '        pass',
+    '    os.unlink(p)',
+    '    print(d, n)',
+  ].join('\n');
+  const r = await execute(client, { environment: 'python', code });
+  assert.equal(r.isError, false, text(r));
+  const got = Object.fromEntries(r.structuredContent.stdout.trim().split('\n').map((l) => l.split(' ')));
+  // tmpfs sizes round to pages; the last MiB may not fit.
+  for (const [d, cap] of [['/workspace', 64], ['/tmp', 32], ['/dev/shm', 32]])
+    assert.ok(Number(got[d]) >= cap - 2 && Number(got[d]) <= cap, `${d}: ${got[d]} MiB written, cap ${cap}`);
 });
 
 for (const [env, code, expected] of [
@@ -57,6 +83,21 @@ for (const [env, code, expected] of [
     assert.equal(r.structuredContent.exit_code, 0);
   });
 }
+
+test('programs past the 128 KiB cap of one argument run in every environment', async () => {
+  // A 300 KiB literal: as `bash -c CODE` this failed with "Argument list too long".
+  const big = 'a'.repeat(300 * 1024);
+  const programs = {
+    shell: `x='${big}'; echo \${#x}`,
+    python: `x='${big}'\nprint(len(x))`,
+    node: `const x='${big}'; console.log(x.length)`,
+  };
+  for (const [env, code] of Object.entries(programs)) {
+    const r = await execute(client, { environment: env, code });
+    assert.equal(r.isError, false, `${env}: ${text(r).slice(0, 400)}`);
+    assert.equal(r.structuredContent.stdout, `${300 * 1024}\n`, env);
+  }
+});
 
 test('stderr comes after a marker; non-zero exit is a tool error', async () => {
   const r = await execute(client, { environment: 'shell', code: 'echo out; echo err >&2; exit 3' });
