@@ -9,6 +9,8 @@
 
 namespace paddock {
 
+struct Policy;
+
 struct Features {
   bool user_namespaces = false;
   std::string userns_detail;     // why not, when not ("kernel.apparmor_restrict_unprivileged_userns=1")
@@ -41,6 +43,21 @@ const Features& quick_host_features();
 // PADDOCK_DANGER_DISABLE_NAMESPACES=1: `run` uses the Landlock + seccomp fallback, and the full
 // probe reports user namespaces as unavailable, so `doctor` says what `run` does.
 bool namespaces_disabled_by_env();
+
+// A protection the Landlock + seccomp fallback lacks, or gives in a weaker form, compared with
+// namespaces: a short stable name and what a sandboxed command can do because of it.
+struct IsolationGap {
+  std::string name;         // "no private /proc"
+  std::string consequence;  // one line
+};
+
+// What the fallback lacks for this policy on a host with these features, in a fixed order; empty
+// never (the fallback always lacks something). The one list `run` (stderr), the run report
+// (isolation_gaps), the footer and `doctor` show, so each says exactly what the others say.
+// `exec_in_place`: `run --exec`, where no init stays behind to sweep detached processes.
+std::vector<IsolationGap> fallback_gaps(const Policy& policy, const Features& f, bool exec_in_place = false);
+// "name — consequence": one line of stderr or of doctor's list.
+std::string gap_line(const IsolationGap& g);
 
 // What `paddock run` will get on this host, in words: "namespaces + landlock(ABI 6) + seccomp".
 std::string describe_isolation(const Features& f);

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "paddock/features.h"
 #include "paddock/network_decision.h"
 #include "paddock/policy.h"
 #include "paddock/result.h"
@@ -126,6 +127,7 @@ struct RunResult {
 
   std::string isolation;              // "namespaces+landlock(6)+seccomp", "landlock(6)+seccomp"
   std::vector<std::string> warnings;  // degraded isolation, ...
+  std::vector<IsolationGap> isolation_gaps;  // what the fallback lacks (empty with namespaces)
   std::vector<LeftBehind> left_behind;  // what the host would run or trust later (see LeftBehind)
   std::vector<std::string> denied_hosts;  // network: "host:port" the egress filter refused
   std::vector<NetworkDecision> network;   // network: every decision of the egress filter

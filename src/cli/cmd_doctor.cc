@@ -2,6 +2,8 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/policy_flags.h"
+#include "engine/apparmor.h"
 #include "engine/resources.h"
 #include "engine/seccomp_policy.h"
 #include "paddock/features.h"
@@ -38,9 +40,25 @@ constexpr const char* kProjectWriteCapReason =
     "space; project quotas (XFS, ext4 -O project) need root and a filesystem mounted with prjquota "
     "(docs/limits.md says how an administrator sets one up); /tmp and HOME are capped tmpfs";
 
+// The policy `paddock run` with no flags would use here, for the gaps that depend on it
+// (protected files, /sys under a broad rule); an empty policy when it cannot be built.
+Policy default_run_policy() {
+  auto ctx = HostContext::from_process();
+  if (!ctx) return Policy{};
+  PolicyBuilder b(*ctx);
+  if (!apply_policy_flags(PolicyFlags{}, *ctx, b)) return Policy{};
+  auto p = b.build();
+  return p ? std::move(*p) : Policy{};
+}
+
 int do_doctor(bool json) {
   const Features& f = host_features().get();
   const std::vector<LimitReport> limits = limit_mechanisms(f);
+  const bool fallback = !(f.user_namespaces && f.proc_mount);
+  // Without Landlock either, `run` refuses (plan_fallback): there is no fallback to describe.
+  const std::vector<IsolationGap> gaps =
+      fallback && f.landlock_abi > 0 ? fallback_gaps(default_run_policy(), f) : std::vector<IsolationGap>{};
+  const engine::AppArmorStatus aa = engine::apparmor_status(engine::read_apparmor_inputs());
   // The egress filter needs the sandbox's own network namespace (check_mode() refuses otherwise).
   const bool allowlist = f.user_namespaces && f.proc_mount;
   if (json) {
@@ -50,6 +68,12 @@ int do_doctor(bool json) {
       j["limits"][rep.name] = {{"enforced_by", rep.enforced_by}, {"weaker", rep.weaker}};
     j["domain_allowlist"] = allowlist;
     j["project_write_cap"] = {{"capped", false}, {"reason", kProjectWriteCapReason}};
+    j["isolation_gaps"] = nlohmann::json::array();
+    for (const IsolationGap& g : gaps) j["isolation_gaps"].push_back({{"name", g.name}, {"consequence", g.consequence}});
+    j["apparmor"] = {{"restricts_userns", aa.restricts_userns},
+                     {"profile_applies", aa.profile_applies},
+                     {"detail", aa.detail},
+                     {"fix", aa.fix.empty() ? nlohmann::json(nullptr) : nlohmann::json(aa.fix)}};
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
@@ -57,6 +81,8 @@ int do_doctor(bool json) {
   std::printf("  user namespaces:   %s%s%s\n", yes(f.user_namespaces), f.userns_detail.empty() ? "" : " — ",
               f.userns_detail.c_str());
   std::printf("  fresh /proc:       %s\n", yes(f.proc_mount));
+  std::printf("  apparmor:          %s\n", aa.detail.c_str());
+  if (!aa.fix.empty()) std::printf("                     fix: %s\n", aa.fix.c_str());
   if (f.landlock_abi > 0) std::printf("  landlock:          ABI %d\n", f.landlock_abi);
   else std::printf("  landlock:          no — %s\n", f.landlock_detail.c_str());
   std::printf("  seccomp filters:   %s\n", yes(f.seccomp_filter));
@@ -80,10 +106,16 @@ int do_doctor(bool json) {
                                                : "no — needs user namespaces; --allow-domain refuses to run");
   std::printf("\n`paddock run` will use: %s\n", describe_isolation(f).c_str());
   bool degraded = false;
-  if (!(f.user_namespaces && f.proc_mount)) {
+  if (fallback && f.landlock_abi == 0) {
     degraded = true;
-    std::printf("  degraded: no namespaces — Landlock + seccomp only; no private /proc or /tmp; "
-                "use --require-namespaces to refuse instead\n");
+    std::printf("  degraded: neither user namespaces nor Landlock — `paddock run` refuses to run\n");
+    if (!aa.fix.empty()) std::printf("    get namespaces back: %s\n", aa.fix.c_str());
+  } else if (fallback) {
+    degraded = true;
+    std::printf("  degraded: no namespaces — Landlock + seccomp only, which lacks (for `paddock run` here):\n");
+    for (const IsolationGap& g : gaps) std::printf("    - %s\n", gap_line(g).c_str());
+    std::printf("    refuse instead: --require-namespaces, or [sandbox] require_namespaces = true in a profile\n");
+    if (!aa.fix.empty()) std::printf("    get namespaces back: %s\n", aa.fix.c_str());
   }
   if (f.landlock_abi == 0) {
     degraded = true;

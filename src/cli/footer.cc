@@ -59,7 +59,12 @@ std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const
     if (rule.origin.kind == Origin::Kind::BuiltIn) continue;
     out.push_back("    " + tilde(p, rule.path) + " (" + std::string(to_string(rule.access)) + ")");
   }
-  out.push_back("    system directories (read-only), " + tilde(p, p.home) + " (fresh, empty), /tmp (private)");
+  if (r.isolation_gaps.empty()) {
+    out.push_back("    system directories (read-only), " + tilde(p, p.home) + " (fresh, empty), /tmp (private)");
+  } else {
+    out.push_back("    system directories (read-only), HOME and TMPDIR (fresh, empty, elsewhere: " + tilde(p, p.home) +
+                  " and /tmp are the host's)");
+  }
   if (!p.denied.empty()) {
     // The user's own secrets first: they are what people look for.
     std::vector<std::string> names;
@@ -74,6 +79,12 @@ std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const
   }
   out.push_back(std::string("  Network: ") +
                 (p.network.mode == NetMode::Off ? "blocked" : p.network.mode == NetMode::Host ? "allowed" : "filtered"));
+  if (!r.isolation_gaps.empty()) {
+    // The names only: the warnings above this footer give each one's consequence.
+    std::string names;
+    for (const IsolationGap& g : r.isolation_gaps) names += (names.empty() ? "" : "; ") + g.name;
+    out.push_back("  Isolation: Landlock + seccomp only (no user namespaces), so: " + names);
+  }
   out.push_back("");
   out.push_back("To grant additional access, re-run with:");
   out.push_back("  --allow <path>     read+write access");

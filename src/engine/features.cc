@@ -79,7 +79,11 @@ void probe_userns(Features& f) {
   f.proc_mount = code == kOk;
   switch (code) {
     case kOk: break;
-    case kMapFailed: f.userns_detail = "user namespace created but its uid map cannot be written"; break;
+    case kMapFailed:
+      f.userns_detail = "user namespace created but its uid map cannot be written";
+      if (read_small("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1")
+        f.userns_detail += " (kernel.apparmor_restrict_unprivileged_userns=1)";
+      break;
     case kMountFailed:
       f.userns_detail = "user namespace has no usable capabilities (mounts refused";
       if (read_small("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1")

@@ -277,6 +277,7 @@ Result<RunResult> Launch::wait() {
   RunResult res;
   res.isolation = isolation;
   res.warnings = warnings;
+  res.isolation_gaps = isolation_gaps;
 
   // Signals to forward (CLI): taken through a signalfd so the loop sees them in order.
   sigset_t fwd;

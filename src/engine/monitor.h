@@ -42,6 +42,7 @@ class Launch final : public Execution {
   net::EgressOptions egress_options;
   std::string fallback_dir;
   std::vector<std::string> warnings;
+  std::vector<IsolationGap> isolation_gaps;  // fallback_gaps() when running without namespaces
   // The fallback's metadata broker (fallback_broker.h), while the sandbox lives.
   std::unique_ptr<MetadataBroker> broker;
   // What the run may leave behind for the host (src/guard/): taken before the sandbox starts.

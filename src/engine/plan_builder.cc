@@ -336,13 +336,7 @@ class Planner {
     // No /dev/shm: the host's would be shared with the user's other processes and outlive the
     // run (with namespaces it is a private tmpfs). `--allow /dev/shm` grants it, knowingly.
     ll("/proc", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR);
-    bool protected_weak = false;
-    for (const ProtectedPath& p : policy_.protected_paths)
-      if (p.exists) protected_weak = true;
-    if (protected_weak)
-      out_.warnings.push_back(
-          "without namespaces, files the host runs later (.git/hooks, .envrc, ...) inside writable paths are not "
-          "write-protected during the run; what the run changes in them is moved aside after it");
+    // Protected files stay writable here: fallback_gaps() says so with the fallback's other gaps.
     return {};
   }
 

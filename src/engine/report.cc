@@ -95,6 +95,9 @@ json run_report(const RunResult& r, const Policy& policy, const std::vector<std:
 
   j["isolation"] = r.isolation;
   j["warnings"] = r.warnings;
+  json gaps = json::array();
+  for (const IsolationGap& g : r.isolation_gaps) gaps.push_back({{"name", g.name}, {"consequence", g.consequence}});
+  j["isolation_gaps"] = std::move(gaps);
   json left = json::array();
   for (const LeftBehind& l : r.left_behind) left.push_back({{"path", l.path}, {"what", l.what}, {"action", l.action}});
   j["left_behind"] = std::move(left);

@@ -83,8 +83,8 @@ TEST(RunReport, KeysAreStable) {
   nlohmann::json j = run_report(RunResult{}, small_policy(), {"true"});
   std::vector<std::string> top;
   for (auto it = j.begin(); it != j.end(); ++it) top.push_back(it.key());
-  EXPECT_EQ(top, (std::vector<std::string>{"command", "isolation", "left_behind", "limits", "outcome", "policy",
-                                           "usage", "version", "warnings"}));
+  EXPECT_EQ(top, (std::vector<std::string>{"command", "isolation", "isolation_gaps", "left_behind", "limits", "outcome",
+                                           "policy", "usage", "version", "warnings"}));
   std::vector<std::string> usage;
   for (auto it = j["usage"].begin(); it != j["usage"].end(); ++it) usage.push_back(it.key());
   EXPECT_EQ(usage, (std::vector<std::string>{"peak_memory_bytes", "processes_started",
@@ -114,6 +114,18 @@ TEST(WriteReportFile, AtomicReplace) {
   EXPECT_FALSE(bad.ok());
   unlink(path.c_str());
   rmdir(dir);
+}
+
+TEST(RunReport, IsolationGapsListedWithNameAndConsequence) {
+  RunResult r;
+  r.isolation = "namespaces+landlock(6)+seccomp";
+  EXPECT_EQ(run_report(r, small_policy(), {"true"})["isolation_gaps"], nlohmann::json::array());
+  r.isolation = "landlock(6)+seccomp";
+  r.isolation_gaps = fallback_gaps(small_policy(), Features{});
+  nlohmann::json j = run_report(r, small_policy(), {"true"});
+  ASSERT_EQ(j["isolation_gaps"].size(), r.isolation_gaps.size());
+  EXPECT_EQ(j["isolation_gaps"][0]["name"], "no private /proc");
+  EXPECT_EQ(j["isolation_gaps"][0]["consequence"], r.isolation_gaps[0].consequence);
 }
 
 }  // namespace

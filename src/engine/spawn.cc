@@ -198,10 +198,15 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   plan.landlock = std::move(fs->landlock);
   launch.warnings = fs->warnings;
   launch.warnings.insert(launch.warnings.end(), env_warnings.begin(), env_warnings.end());
+  launch.isolation_gaps.clear();
   if (!ns) {
-    launch.warnings.insert(launch.warnings.begin(),
-                           "user namespaces unavailable: running with Landlock + seccomp only (no private /proc "
-                           "or /tmp, host processes visible); --require-namespaces refuses instead");
+    // Every protection the fallback lacks, one line each, ahead of the other warnings.
+    launch.isolation_gaps = fallback_gaps(policy, feat, plan.exec_in_place);
+    std::vector<std::string> lines = {
+        "user namespaces unavailable: running with Landlock + seccomp only, which lacks the following; "
+        "--require-namespaces or a profile's [sandbox] require_namespaces = true refuses instead"};
+    for (const IsolationGap& g : launch.isolation_gaps) lines.push_back("fallback: " + gap_line(g));
+    launch.warnings.insert(launch.warnings.begin(), lines.begin(), lines.end());
   }
   if (feat.seccomp_filter) {
     auto prog = seccomp_program({!ns && policy.network.mode == NetMode::Off});
@@ -210,10 +215,7 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   // Without namespaces: no unix sockets by path, and metadata changes brokered (fallback_broker.h).
   // With --exec no paddock remains to answer them: they pass, and the user is told.
   if (feat.seccomp_filter && !ns) {
-    plan.broker_seccomp = broker_filter(!plan.exec_in_place);
-    if (plan.exec_in_place)
-      launch.warnings.push_back("--exec without user namespaces: no paddock remains to check chmod, chown, utimes and "
-                                "extended attributes, so the metadata of read-only paths can be changed");
+    plan.broker_seccomp = broker_filter(!plan.exec_in_place);  // with --exec: fallback_gaps() says so
   }
 
   plan.cwd = opts.cwd ? *opts.cwd : policy.cwd;
@@ -284,8 +286,9 @@ Result<std::unique_ptr<Launch>> prepare(const Policy& policy, const RunOptions& 
 
 Result<void> check_mode(const Policy& policy, bool ns) {
   if (!ns && policy.require_namespaces)
-    return make_error("user namespaces are unavailable and --require-namespaces was given", "namespaces",
-                      "run `paddock doctor` to see why");
+    return make_error("refusing to run without user namespaces, which are unavailable here: the policy requires "
+                      "them (--require-namespaces, or [sandbox] require_namespaces = true in the profile)",
+                      "namespaces", "`paddock doctor` says why they are unavailable and what the fallback would lack");
   if (!ns && policy.network.mode == NetMode::Filtered)
     return make_error("a domain allowlist needs user namespaces, which are unavailable here", "network");
   return {};

@@ -2,14 +2,17 @@
 // PADDOCK_DANGER_DISABLE_NAMESPACES=1. Each test tries the escape from inside and checks the host.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <thread>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "helpers/test_util.h"
 
@@ -293,6 +296,184 @@ t("pair-stream", pair_stream)
   EXPECT_LT(::accept(server, nullptr, nullptr), 0) << "the sandbox connected to the host's socket";
   ::close(server);
   ::close(dgram);
+}
+
+}  // namespace
+}  // namespace ktest
+
+namespace ktest {
+namespace {
+
+// --- what the fallback cannot close: said one line each, and refusable -------------------------
+
+const std::vector<std::string> kAlwaysMissing = {"no private /proc", "no private /tmp", "host directory names listable",
+                                                 "host /sys",        "host SysV IPC",   "no pid namespace"};
+
+// Each gap on stderr (one line each), in the report (isolation_gaps, same order) and named in the
+// footer; protected files are named when the project has some.
+TEST(Fallback, SaysEveryMissingProtectionOnStderrInTheReportAndTheFooter) {
+  REQUIRE_FALLBACK();
+  World w;
+  RunOpts o = fallback_opts(w);
+  ::mkdir((w.project + "/.git").c_str(), 0755);
+  ::mkdir((w.project + "/.git/hooks").c_str(), 0755);
+  TempDir out("paddock-kt-report");
+  auto p = w.paddock({"run", "--report", out / "r.json", "--", "/bin/sh", "-c", "exit 3"}, o);
+  ASSERT_EQ(p.code, 3) << describe(p);
+  auto report = nlohmann::json::parse(read_file(out / "r.json"));
+  std::vector<std::string> names;
+  for (const auto& g : report["isolation_gaps"]) {
+    names.push_back(g["name"]);
+    const std::string line = "[paddock] warning: fallback: " + g["name"].get<std::string>() + " — " +
+                              g["consequence"].get<std::string>() + "\n";
+    EXPECT_TRUE(contains(p.err, line)) << line << describe(p);
+  }
+  for (const std::string& n : kAlwaysMissing)
+    EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n << " missing from the report";
+  EXPECT_NE(std::find(names.begin(), names.end(), "protected files writable during the run"), names.end());
+  // What the broker closes (Fallback.HostUnixSocketsAreOutOfReach, Fallback.MetadataOfReadOnlyPaths...)
+  // is not announced as missing.
+  for (const char* closed : {"host unix sockets reachable", "read-only paths' metadata"})
+    EXPECT_EQ(std::find(names.begin(), names.end(), closed), names.end()) << closed << "\n" << describe(p);
+  EXPECT_TRUE(contains(p.err, "require_namespaces = true refuses instead")) << describe(p);
+  EXPECT_TRUE(contains(p.err, "[paddock]   Isolation: Landlock + seccomp only (no user namespaces), so: no private "
+                              "/proc; ")) << describe(p);
+  // The consequences are true: the host's processes are listed; with --exec (no paddock left to
+  // broker it) a --read file's mode changes, and that run says so.
+  auto seen = w.paddock({"run", "--", "/bin/sh", "-c", "test -d /proc/" + std::to_string(getpid()) + " && echo HOSTPID"}, o);
+  EXPECT_TRUE(contains(seen.out, "HOSTPID")) << describe(seen);
+  TempDir rodir("paddock-kt-ro");
+  const std::string ro = rodir / "ro.txt";
+  write_file(ro, "x", 0644);
+  auto exec = w.paddock({"run", "--exec", "--read", ro, "--", w.probe, "chmod", ro, "600"}, o);
+  EXPECT_TRUE(contains(exec.err, "[paddock] warning: fallback: read-only paths' metadata — --exec leaves no paddock "
+                                 "to check chmod"))
+      << describe(exec);
+  struct stat st;
+  ASSERT_EQ(::stat(ro.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u) << "the chmod --exec says it lets through did not happen\n" << describe(exec);
+  // With namespaces nothing is missing.
+  if (user_namespaces_work()) {
+    auto ns = w.paddock({"run", "--report", out / "n.json", "--", "/bin/true"}, w.opts());
+    ASSERT_EQ(ns.code, 0) << describe(ns);
+    EXPECT_EQ(nlohmann::json::parse(read_file(out / "n.json"))["isolation_gaps"], nlohmann::json::array());
+    EXPECT_FALSE(contains(ns.err, "fallback:")) << describe(ns);
+  }
+}
+
+// `doctor` lists the same gaps, in text and JSON, when the fallback is what `run` would use.
+TEST(Fallback, DoctorListsTheSameGaps) {
+  REQUIRE_FALLBACK();
+  World w;
+  RunOpts o = fallback_opts(w);
+  auto j = w.paddock({"doctor", "--json"}, o);
+  ASSERT_EQ(j.code, 0) << describe(j);
+  auto doc = nlohmann::json::parse(j.out);
+  auto text = w.paddock({"doctor"}, o);
+  ASSERT_FALSE(doc["isolation_gaps"].empty()) << j.out;
+  for (const auto& g : doc["isolation_gaps"]) {
+    const std::string line = "    - " + g["name"].get<std::string>() + " — " + g["consequence"].get<std::string>() + "\n";
+    EXPECT_TRUE(contains(text.out, line)) << line << describe(text);
+  }
+  EXPECT_TRUE(contains(text.out, "refuse instead: --require-namespaces, or [sandbox] require_namespaces = true"))
+      << describe(text);
+  // AppArmor's part follows the host: on one that does not restrict user namespaces (the CI's
+  // Debian) there is nothing to fix and doctor offers nothing.
+  const bool restricted = exists("/sys/kernel/security/apparmor") &&
+                          read_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1\n";
+  EXPECT_EQ(doc["apparmor"]["restricts_userns"], restricted) << j.out;
+  if (!restricted) {
+    EXPECT_EQ(doc["apparmor"]["fix"], nullptr) << j.out;
+    EXPECT_FALSE(contains(text.out, "get namespaces back")) << describe(text);
+  }
+}
+
+// Refusing instead: the flag and the profile setting each stop the run before anything runs, with
+// the same message and exit code 125, and nothing reaches the project.
+TEST(Fallback, RequireNamespacesFromAProfileRefuses) {
+  REQUIRE_FALLBACK();
+  World w;
+  RunOpts o = fallback_opts(w);
+  TempDir prof("paddock-kt-profile");
+  write_file(prof / "strict.toml", "[sandbox]\nrequire_namespaces = true\n", 0644);
+  const std::string marker = w.project + "/never";
+  auto by_profile = w.paddock({"run", "--profile", prof / "strict.toml", "--", w.probe, "write", marker, "x"}, o);
+  auto by_flag = w.paddock({"run", "--require-namespaces", "--", w.probe, "write", marker, "x"}, o);
+  auto by_exec = w.paddock({"run", "--exec", "--profile", prof / "strict.toml", "--", w.probe, "write", marker, "x"}, o);
+  for (const Proc* p : {&by_profile, &by_flag, &by_exec}) {
+    EXPECT_EQ(p->code, 125) << describe(*p);
+    EXPECT_TRUE(contains(p->err, "paddock: namespaces: refusing to run without user namespaces, which are unavailable here: the "
+                                 "policy requires them (--require-namespaces, or [sandbox] require_namespaces = true "
+                                 "in the profile)"))
+        << describe(*p);
+    EXPECT_FALSE(contains(p->err, "fallback:")) << describe(*p);
+  }
+  EXPECT_FALSE(exists(marker)) << "the command ran although namespaces were required";
+  // The same profile with namespaces available runs.
+  if (user_namespaces_work()) {
+    auto ok = w.paddock({"run", "--profile", prof / "strict.toml", "--", w.probe, "write", marker, "x"}, w.opts());
+    EXPECT_EQ(ok.code, 0) << describe(ok);
+  }
+}
+
+// The gaps that are not closed here are real, each tried from inside and seen on the host, and
+// each is announced by its exact line in the same run: the host's SysV shared memory is readable,
+// the real HOME's names are listed (not its contents), the host's /sys names too. A host unix
+// socket, closed by the broker, stays out of reach and is not announced.
+TEST(Fallback, StatedGapsAreRealAndAnnounced) {
+  REQUIRE_FALLBACK();
+  World w;
+  RunOpts o = fallback_opts(w);
+  TempDir other("paddock-kt-gaps");
+  const std::string sock = other / "service.sock";
+  int ls = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(ls, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock.c_str());
+  ASSERT_EQ(::bind(ls, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  ASSERT_EQ(::listen(ls, 4), 0);
+  int shmid = ::shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+  ASSERT_GE(shmid, 0);
+  void* mem = ::shmat(shmid, nullptr, 0);
+  ASSERT_NE(mem, reinterpret_cast<void*>(-1));
+  std::snprintf(static_cast<char*>(mem), 64, "%s", World::kSecret);
+  const std::string planted = "planted-name-" + std::to_string(getpid());
+  write_file(w.home + "/" + planted, World::kSecret, 0600);
+  // The SysV read goes through python3's ctypes when there is a python3 (Debian's CI has one).
+  const std::string shm_read =
+      "if command -v python3 >/dev/null; then python3 -c 'import ctypes; l=ctypes.CDLL(None); "
+      "l.shmat.restype=ctypes.c_void_p; p=l.shmat(" + std::to_string(shmid) + ", None, 0); "
+      "print(\"SHM\", ctypes.string_at(p) if p not in (None, 2**64-1) else \"refused\")'; else echo SHM-NO-PYTHON; fi";
+  auto p = w.paddock({"run", "--", "/bin/sh", "-c",
+                      w.probe + " connect-unix " + sock + "; " + shm_read + "; ls -A " + w.home + "; cat " + w.home +
+                          "/" + planted + "; ls /sys; echo END"},
+                     o);
+  ::shmdt(mem);
+  ::shmctl(shmid, IPC_RMID, nullptr);
+  ASSERT_TRUE(contains(p.out, "END")) << describe(p);
+  // unix socket: refused, the host's listener saw nothing, and no line claims otherwise.
+  EXPECT_TRUE(contains(p.out, "DENIED EACCES socket")) << describe(p);
+  ::fcntl(ls, F_SETFL, O_NONBLOCK);
+  int c = ::accept(ls, nullptr, nullptr);
+  EXPECT_LT(c, 0) << "the host socket got a connection from the sandbox";
+  if (c >= 0) ::close(c);
+  ::close(ls);
+  EXPECT_FALSE(contains(p.err, "host unix sockets reachable")) << describe(p);
+  // SysV shared memory of the host: read.
+  if (!contains(p.out, "SHM-NO-PYTHON"))
+    EXPECT_TRUE(contains(p.out, std::string("SHM b'") + World::kSecret)) << describe(p);
+  EXPECT_TRUE(contains(p.err, "[paddock] warning: fallback: host SysV IPC — ")) << describe(p);
+  // The real HOME's names listed, its contents not.
+  EXPECT_TRUE(contains(p.out, planted + "\n")) << describe(p);
+  std::size_t secrets = 0;
+  for (auto at = p.out.find(World::kSecret); at != std::string::npos; at = p.out.find(World::kSecret, at + 1)) ++secrets;
+  EXPECT_EQ(secrets, contains(p.out, "SHM-NO-PYTHON") ? 0u : 1u) << "the planted file's contents were read\n" << describe(p);
+  EXPECT_TRUE(contains(p.err, "[paddock] warning: fallback: host directory names listable — ")) << describe(p);
+  // /sys names.
+  EXPECT_TRUE(contains(p.out, "kernel\n")) << describe(p);
+  EXPECT_TRUE(contains(p.err, "[paddock] warning: fallback: host /sys — the host's /sys names are listable"))
+      << describe(p);
 }
 
 }  // namespace
