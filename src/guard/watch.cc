@@ -73,6 +73,7 @@ Watch Watch::before(const Policy& policy, const std::vector<SandboxMount>& mount
   }
   w.git_ = GitWatch::before(policy, mounts);
   w.agent_config_ = AgentConfigWatch::before(policy);
+  clock_gettime(CLOCK_REALTIME, &w.settled_);
   return w;
 }
 
