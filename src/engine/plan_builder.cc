@@ -60,6 +60,10 @@ std::string default_tmpfs_size() {
   return size ? std::to_string(size) : "25%";
 }
 
+// How deep below a rule the fallback splits it around a sensitive path (rules per level: one per
+// sibling entry).
+constexpr int kMaxSplitDepth = 8;
+
 std::string in_new_root(const std::string& p) { return std::string(kNewRoot) + (p == "/" ? "" : p); }
 
 class Planner {
@@ -323,7 +327,8 @@ class Planner {
         if (r.optional) continue;
         return errno_error("cannot use path", errno, r.path);
       }
-      expand(r.path, landlock_access_for(r.access, in_.landlock_abi), denied, 0);
+      if (auto e = expand(r.path, landlock_access_for(r.access, in_.landlock_abi), denied, 0, r.optional); !e)
+        return e;
     }
     const std::uint64_t all_rw = kRead | kExec | kWrite | LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_REFER;
     ll("/", LANDLOCK_ACCESS_FS_READ_DIR);
@@ -346,27 +351,45 @@ class Planner {
     return {};
   }
 
-  void expand(const std::string& path, std::uint64_t access, const std::set<std::string>& denied, int depth) {
-    bool contains_denied = false;
+  // Grants PATH, or, when a sensitive path lies inside it, lists it and grants its entries one by
+  // one, recursing towards the sensitive path. Entries come from readdir and may vanish before the
+  // child opens them (a tool's /etc/subgid.NNN lock file): optional rules, skipped if gone. The
+  // rule's own path is as optional as the policy says.
+  Result<void> expand(const std::string& path, std::uint64_t access, const std::set<std::string>& denied,
+                      int depth, bool optional) {
+    if (denied.count(path)) return {};
+    const std::string* inside = nullptr;
     for (const std::string& d : denied)
-      if (d != path && is_under(d, path)) contains_denied = true;
-    if (denied.count(path)) return;
-    if (!contains_denied || depth > 8) {
-      ll(path, access);
-      return;
+      if (d != path && is_under(d, path)) inside = &d;
+    if (inside == nullptr) {
+      ll(path, access, optional);
+      return {};
     }
-    ll(path, LANDLOCK_ACCESS_FS_READ_DIR);  // names are listed, contents of denied entries are not
+    // Each level adds a rule per sibling; past kMaxSplitDepth the split is refused rather than the
+    // subtree granted whole, which would show the sensitive path (fail closed). Listing only would
+    // silently take away the rest of what the rule grants.
+    if (depth > kMaxSplitDepth)
+      return make_error("cannot hide " + *inside + " without namespaces: it lies more than " +
+                            std::to_string(kMaxSplitDepth) + " levels below " + path,
+                        *inside,
+                        "allow a path nearer to it (or one that does not contain it), or run where user "
+                        "namespaces are available");
+    ll(path, LANDLOCK_ACCESS_FS_READ_DIR, optional);  // names are listed, contents of denied entries are not
     DIR* dir = opendir(path.c_str());
-    if (!dir) return;
+    if (!dir) return {};
+    Result<void> r;
     while (dirent* e = readdir(dir)) {
       std::string name = e->d_name;
       if (name == "." || name == "..") continue;
-      expand(path == "/" ? "/" + name : path + "/" + name, access, denied, depth + 1);
+      r = expand(path == "/" ? "/" + name : path + "/" + name, access, denied, depth + 1, true);
+      if (!r) break;
     }
     closedir(dir);
+    if (!r) return r;
     if (access & LANDLOCK_ACCESS_FS_MAKE_REG)
       out_.warnings.push_back("without namespaces, new files directly inside " + path +
                             " cannot be created (it holds a hidden sensitive path)");
+    return {};
   }
 
   // A Write rule nested in something the sandbox can read cannot be write-only: Landlock adds
