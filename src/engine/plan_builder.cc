@@ -293,13 +293,11 @@ class Planner {
       ll(m.sandbox_path, access);
     }
 
+    // Parents before children, each subtree whole: paths compare component-wise (/a, /a/b, /a-b;
+    // a string `<` would put /a-b between /a and /a/b). At one path, the kinds' own order.
     std::stable_sort(ops_.begin(), ops_.end(), [](const MountOp& a, const MountOp& b) {
-      int oa = order_of(a.kind), ob = order_of(b.kind);
-      if (a.label != b.label) {
-        // Parents before children: compare paths component-wise.
-        return a.label < b.label;
-      }
-      return oa < ob;
+      if (a.label != b.label) return path_component_less(a.label, b.label);
+      return order_of(a.kind) < order_of(b.kind);
     });
     // "/" is the root tmpfs itself: sealed read-only last.
     out_.remount_ro_at_end.push_back("/");
@@ -443,5 +441,18 @@ std::uint64_t landlock_access_for(Access a, int abi) {
 }
 
 Result<FsPlan> plan_filesystem(const Policy& policy, const FsPlanInputs& in) { return Planner(policy, in).run(); }
+
+bool path_component_less(std::string_view a, std::string_view b) {
+  // Byte order, with the separator below every other byte: the same as comparing the lists of
+  // components.
+  const std::size_t n = std::min(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (a[i] == b[i]) continue;
+    if (a[i] == '/') return true;
+    if (b[i] == '/') return false;
+    return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
+  }
+  return a.size() < b.size();
+}
 
 }  // namespace paddock::engine

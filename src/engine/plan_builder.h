@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/plan.h"
@@ -41,5 +42,9 @@ Result<FsPlan> plan_filesystem(const Policy& policy, const FsPlanInputs& in);
 // Landlock access masks for a rule's Access at an ABI (exposed for tests and `why`).
 std::uint64_t landlock_access_for(Access a, int abi);
 std::uint64_t landlock_handled_fs(int abi);
+
+// Path order of the mount operations: component by component, so a directory's subtree follows
+// it whole ("/a" < "/a/b" < "/a-b"). Exposed for tests.
+bool path_component_less(std::string_view a, std::string_view b);
 
 }  // namespace paddock::engine

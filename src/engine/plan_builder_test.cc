@@ -228,6 +228,33 @@ TEST_F(PlanTest, ExtraMountsAtTheirOwnPaths) {
 namespace paddock::engine {
 namespace {
 
+// Parents before children, each subtree whole: the string order would put /w/a-b between /w/a
+// and /w/a/b.
+TEST(PathOrder, ComponentWise) {
+  EXPECT_TRUE(path_component_less("/a/b", "/a-b"));
+  EXPECT_FALSE(path_component_less("/a-b", "/a/b"));
+  EXPECT_TRUE(path_component_less("/a", "/a/b"));
+  EXPECT_TRUE(path_component_less("/a", "/a-b"));
+  EXPECT_TRUE(path_component_less("/a/z", "/a.b"));
+  EXPECT_TRUE(path_component_less("/a/b", "/a/c"));
+  EXPECT_FALSE(path_component_less("/a", "/a"));
+  EXPECT_FALSE(path_component_less("/a/b", "/a"));
+}
+
+TEST_F(PlanTest, MountsAreOrderedComponentWise) {
+  FsPlanInputs in;
+  in.landlock_abi = 6;
+  for (const char* p : {"/w/a-b", "/w/a/b", "/w/a"}) in.extra_mounts.push_back({p, "", Access::ReadWrite, 1 << 20});
+  auto plan = plan_filesystem(policy(false), in);
+  ASSERT_TRUE(plan.ok()) << plan.error().describe();
+  const MountOp* a = find(*plan, "/w/a", MountOp::Kind::Tmpfs);
+  const MountOp* ab = find(*plan, "/w/a/b", MountOp::Kind::Tmpfs);
+  const MountOp* dash = find(*plan, "/w/a-b", MountOp::Kind::Tmpfs);
+  ASSERT_TRUE(a && ab && dash);
+  EXPECT_LT(index_of(*plan, a), index_of(*plan, ab));
+  EXPECT_LT(index_of(*plan, ab), index_of(*plan, dash)) << "/w/a's subtree is mounted whole before /w/a-b";
+}
+
 // Entries the fallback found with readdir may be gone when the child opens them (a tool's lock
 // file): optional rules. The rule's own path stays as required as the policy says.
 TEST_F(PlanTest, FallbackSplitEntriesAreOptional) {
