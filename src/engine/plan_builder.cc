@@ -455,4 +455,16 @@ bool path_component_less(std::string_view a, std::string_view b) {
   return a.size() < b.size();
 }
 
+NetIsolation net_isolation(NetMode mode, bool namespaces) {
+  NetIsolation n;
+  if (mode == NetMode::Host) return n;
+  // Off and Filtered: nothing but loopback (Filtered adds the egress filter's listeners inside).
+  // Without namespaces only Off runs (check_mode refuses Filtered); the socket rule would hold
+  // for Filtered too, failing closed.
+  n.new_netns = namespaces;
+  n.loopback_up = namespaces;
+  n.deny_inet_sockets = !namespaces;
+  return n;
+}
+
 }  // namespace paddock::engine

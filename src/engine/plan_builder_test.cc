@@ -307,5 +307,21 @@ TEST_F(PlanTest, FallbackRefusesASensitivePathTooDeepToSplit) {
         << r.path << " grants " << shallow;
 }
 
+// One decision for the network, read by the clone flags, --exec's unshare and the seccomp rule.
+TEST(NetIsolation, OneDecisionForTheThreePaths) {
+  for (bool ns : {true, false}) {
+    NetIsolation host = net_isolation(NetMode::Host, ns);
+    EXPECT_FALSE(host.new_netns || host.loopback_up || host.deny_inet_sockets) << "namespaces=" << ns;
+    for (NetMode m : {NetMode::Off, NetMode::Filtered}) {
+      NetIsolation n = net_isolation(m, ns);
+      // Cut off one way or the other, always.
+      EXPECT_TRUE(n.new_netns || n.deny_inet_sockets) << "namespaces=" << ns;
+      EXPECT_EQ(n.new_netns, ns);
+      EXPECT_EQ(n.loopback_up, ns);
+      EXPECT_EQ(n.deny_inet_sockets, !ns);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace paddock::engine
