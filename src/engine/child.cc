@@ -425,6 +425,47 @@ void reset_signals() {
   sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
+}  // namespace
+
+// Without /proc: every number below RLIMIT_NOFILE's hard limit (a descriptor above it exists
+// only if the limit was lowered after it was opened).
+void mark_cloexec_from(int lo) {
+  // getdents64's record (the kernel's struct linux_dirent64; glibc declares none).
+  struct linux_dirent64_view {
+    std::uint64_t d_ino;
+    std::int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[1];
+  };
+  int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    alignas(8) char buf[4096];
+    for (;;) {
+      long n = syscall(SYS_getdents64, dir, buf, sizeof(buf));
+      if (n <= 0) break;
+      for (long off = 0; off < n;) {
+        auto* d = reinterpret_cast<struct linux_dirent64_view*>(buf + off);
+        off += d->d_reclen;
+        int fd = 0;
+        bool number = d->d_name[0] != '\0';
+        for (const char* c = d->d_name; *c; ++c) {
+          if (*c < '0' || *c > '9') number = false;
+          else fd = fd * 10 + (*c - '0');
+        }
+        if (number && fd >= lo && fd != dir) fcntl(fd, F_SETFD, FD_CLOEXEC);
+      }
+    }
+    close(dir);
+    return;
+  }
+  struct rlimit rl;
+  rlim_t end = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY ? rl.rlim_max : (1u << 20);
+  for (rlim_t fd = static_cast<rlim_t>(lo); fd < end; ++fd) fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+}
+
+namespace {
+
 void exec_failed(const Plan& plan, int err, const char* what) {
   if (plan.exec_in_place) {
     char buf[512];
@@ -447,9 +488,7 @@ void exec_failed(const Plan& plan, int err, const char* what) {
     if (fd >= 0 && dup2(fd, i) < 0) fail("stdio", "");
   }
   // Every inherited descriptor but 0-2 and the ones passed on purpose closes at exec.
-  if (sys::close_range(3, ~0U, sys::kCloseRangeCloexec) < 0) {
-    for (int fd = 3; fd < 65536; ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
-  }
+  if (sys::close_range(3, ~0U, sys::kCloseRangeCloexec) < 0) mark_cloexec_from(3);
   for (int fd : plan.keep_fds) {
     if (fcntl(fd, F_SETFD, 0) < 0) fail("pass fd", "");
   }
