@@ -549,6 +549,34 @@ void send_usage() {
 
 }  // namespace
 
+// The one-way steps below run in this order, and the order is part of the protection: each step
+// needs what a later one takes away, or would undo or escape an earlier one.
+//  1. cgroup join (then the cgroup namespace): first, so that nothing the sandbox does, its own
+//     setup and every fork included, happens outside the run's limits; with the parent's
+//     credentials still in force for the write to cgroup.procs; and before unshare(CLONE_NEWCGROUP),
+//     whose root is the cgroup the process is in at that moment (else paddock's own would show).
+//  2. id maps (setgroups "deny", uid_map, gid_map): before the root is built, because mounting and
+//     creating files in the user namespace needs our ids mapped, and because the files are the
+//     host's /proc/self ones, gone once the root is pivoted; before "not dumpable" (7), which makes
+//     /proc/self root-owned and unwritable to us.
+//  3. root (mounts, pivot_root, the old root detached): needs CAP_SYS_ADMIN in the namespace, so
+//     before the capabilities go (5); before Landlock (4), which forbids a restricted process to
+//     change its mounts and whose rules name paths as the new root shows them; before seccomp (6),
+//     which refuses mount, umount2 and pivot_root.
+//  4. no_new_privs, then Landlock: no_new_privs is what lets an unprivileged process restrict
+//     itself, and it must hold before anything could exec a setuid program; Landlock's rules are
+//     opened by path, so before seccomp could refuse what opening them needs, and after the root
+//     so that no mount can later put something unruled at a ruled path. (The fallback's command
+//     gets its domain after the fork, below, so that the init stays outside it.) Before the
+//     capabilities go: root's rule paths may lie in directories only CAP_DAC_* lets it search.
+//  5. capabilities (bounding set, securebits, capset): after the last step that needs one (the
+//     root, the rule paths); before seccomp, whose list allows prctl and capset today: dropping
+//     first keeps the drop independent of what the list grows to.
+//  6. seccomp: the last restriction, because it refuses what steps 1-3 use (unshare, mount,
+//     pivot_root, setns); once it is in place nothing above can be redone by the command.
+//  7. not dumpable (init only): after the id maps (see 2) and before the command is forked, so the
+//     command can neither ptrace this init nor read its memory or /proc/1/environ; the command
+//     itself is dumpable again after its execve.
 [[noreturn]] void child_main(const Plan& plan) {
   g_plan = &plan;
   // Die with paddock.
