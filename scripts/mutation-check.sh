@@ -131,7 +131,10 @@ declare -A union
 for n in "${names[@]}"; do
   for spec in $(kernel_specs "$n"); do
     s=${spec%%:*}
-    union[$s]="${union[$s]:+${union[$s]}:}${spec#*:}"
+    IFS=: read -r -a pats <<<"${spec#*:}"
+    for pat in "${pats[@]}"; do
+      case ":${union[$s]:-}:" in *":$pat:"*) ;; *) union[$s]="${union[$s]:+${union[$s]}:}$pat" ;; esac
+    done
   done
 done
 base_specs=()
@@ -164,7 +167,7 @@ for n in "${names[@]}"; do
       caught=$((caught + 1))
       echo "$n: caught by $(echo "$fails" | paste -sd ';' | sed 's/;/; /g')"
     else
-      echo "$n: NOT CAUGHT (ran: unit ${specs[*]})"
+      echo "$n: NOT CAUGHT (ran: unit${specs[*]:+ ${specs[*]}})"
     fi
   fi
   (cd "$tree" && git apply -R "$patch") || { echo "mutation-check: could not revert $n" >&2; keep=1; exit 2; }
