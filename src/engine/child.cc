@@ -441,6 +441,47 @@ void reset_signals() {
   sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
+}  // namespace
+
+// Without /proc: every number below RLIMIT_NOFILE's hard limit (a descriptor above it exists
+// only if the limit was lowered after it was opened).
+void mark_cloexec_from(int lo) {
+  // getdents64's record (the kernel's struct linux_dirent64; glibc declares none).
+  struct linux_dirent64_view {
+    std::uint64_t d_ino;
+    std::int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[1];
+  };
+  int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    alignas(8) char buf[4096];
+    for (;;) {
+      long n = syscall(SYS_getdents64, dir, buf, sizeof(buf));
+      if (n <= 0) break;
+      for (long off = 0; off < n;) {
+        auto* d = reinterpret_cast<struct linux_dirent64_view*>(buf + off);
+        off += d->d_reclen;
+        int fd = 0;
+        bool number = d->d_name[0] != '\0';
+        for (const char* c = d->d_name; *c; ++c) {
+          if (*c < '0' || *c > '9') number = false;
+          else fd = fd * 10 + (*c - '0');
+        }
+        if (number && fd >= lo && fd != dir) fcntl(fd, F_SETFD, FD_CLOEXEC);
+      }
+    }
+    close(dir);
+    return;
+  }
+  struct rlimit rl;
+  rlim_t end = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY ? rl.rlim_max : (1u << 20);
+  for (rlim_t fd = static_cast<rlim_t>(lo); fd < end; ++fd) fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+}
+
+namespace {
+
 void exec_failed(const Plan& plan, int err, const char* what) {
   if (plan.exec_in_place) {
     char buf[512];
@@ -465,9 +506,7 @@ void exec_failed(const Plan& plan, int err, const char* what) {
     if (fd >= 0 && dup2(fd, i) < 0) fail("stdio", "");
   }
   // Every inherited descriptor but 0-2 and the ones passed on purpose closes at exec.
-  if (sys::close_range(3, ~0U, sys::kCloseRangeCloexec) < 0) {
-    for (int fd = 3; fd < 65536; ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
-  }
+  if (sys::close_range(3, ~0U, sys::kCloseRangeCloexec) < 0) mark_cloexec_from(3);
   for (int fd : plan.keep_fds) {
     if (fcntl(fd, F_SETFD, 0) < 0) fail("pass fd", "");
   }
@@ -528,6 +567,34 @@ void send_usage() {
 
 }  // namespace
 
+// The one-way steps below run in this order, and the order is part of the protection: each step
+// needs what a later one takes away, or would undo or escape an earlier one.
+//  1. cgroup join (then the cgroup namespace): first, so that nothing the sandbox does, its own
+//     setup and every fork included, happens outside the run's limits; with the parent's
+//     credentials still in force for the write to cgroup.procs; and before unshare(CLONE_NEWCGROUP),
+//     whose root is the cgroup the process is in at that moment (else paddock's own would show).
+//  2. id maps (setgroups "deny", uid_map, gid_map): before the root is built, because mounting and
+//     creating files in the user namespace needs our ids mapped, and because the files are the
+//     host's /proc/self ones, gone once the root is pivoted; before "not dumpable" (7), which makes
+//     /proc/self root-owned and unwritable to us.
+//  3. root (mounts, pivot_root, the old root detached): needs CAP_SYS_ADMIN in the namespace, so
+//     before the capabilities go (5); before Landlock (4), which forbids a restricted process to
+//     change its mounts and whose rules name paths as the new root shows them; before seccomp (6),
+//     which refuses mount, umount2 and pivot_root.
+//  4. no_new_privs, then Landlock: no_new_privs is what lets an unprivileged process restrict
+//     itself, and it must hold before anything could exec a setuid program; Landlock's rules are
+//     opened by path, so before seccomp could refuse what opening them needs, and after the root
+//     so that no mount can later put something unruled at a ruled path. (The fallback's command
+//     gets its domain after the fork, below, so that the init stays outside it.) Before the
+//     capabilities go: root's rule paths may lie in directories only CAP_DAC_* lets it search.
+//  5. capabilities (bounding set, securebits, capset): after the last step that needs one (the
+//     root, the rule paths); before seccomp, whose list allows prctl and capset today: dropping
+//     first keeps the drop independent of what the list grows to.
+//  6. seccomp: the last restriction, because it refuses what steps 1-3 use (unshare, mount,
+//     pivot_root, setns); once it is in place nothing above can be redone by the command.
+//  7. not dumpable (init only): after the id maps (see 2) and before the command is forked, so the
+//     command can neither ptrace this init nor read its memory or /proc/1/environ; the command
+//     itself is dumpable again after its execve.
 [[noreturn]] void child_main(const Plan& plan) {
   g_plan = &plan;
   // Die with paddock.

@@ -11,4 +11,10 @@ namespace paddock::engine {
 // reports the command's wait status. Never returns.
 [[noreturn]] void child_main(const Plan& plan);
 
+// Sets close-on-exec on every open descriptor >= LO: the fallback for kernels whose close_range
+// lacks CLOEXEC (before 5.11). Async-signal-safe: it reads /proc/self/fd with getdents64 into a
+// stack buffer, so no descriptor escapes however high it is (RLIMIT_NOFILE may be far above
+// 65536). Exposed for tests.
+void mark_cloexec_from(int lo);
+
 }  // namespace paddock::engine

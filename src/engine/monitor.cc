@@ -117,7 +117,13 @@ Result<void> Launch::setup_stdio_impl(Plan& plan) {
   };
   if (opts.stdio == RunOptions::Stdio::Capture) {
     int out[2], err[2];
-    if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) return errno_error("pipe", errno, "capture");
+    if (pipe2(out, O_CLOEXEC) < 0) return errno_error("pipe", errno, "capture");
+    if (pipe2(err, O_CLOEXEC) < 0) {
+      int e = errno;
+      close(out[0]);  // the first pair is nobody's yet
+      close(out[1]);
+      return errno_error("pipe", e, "capture");
+    }
     out_r_.reset(out[0]);
     err_r_.reset(err[0]);
     plan.stdio[1] = keep_child(out[1]);

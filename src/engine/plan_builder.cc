@@ -60,6 +60,10 @@ std::string default_tmpfs_size() {
   return size ? std::to_string(size) : "25%";
 }
 
+// How deep below a rule the fallback splits it around a sensitive path (rules per level: one per
+// sibling entry).
+constexpr int kMaxSplitDepth = 8;
+
 std::string in_new_root(const std::string& p) { return std::string(kNewRoot) + (p == "/" ? "" : p); }
 
 class Planner {
@@ -289,13 +293,11 @@ class Planner {
       ll(m.sandbox_path, access);
     }
 
+    // Parents before children, each subtree whole: paths compare component-wise (/a, /a/b, /a-b;
+    // a string `<` would put /a-b between /a and /a/b). At one path, the kinds' own order.
     std::stable_sort(ops_.begin(), ops_.end(), [](const MountOp& a, const MountOp& b) {
-      int oa = order_of(a.kind), ob = order_of(b.kind);
-      if (a.label != b.label) {
-        // Parents before children: compare paths component-wise.
-        return a.label < b.label;
-      }
-      return oa < ob;
+      if (a.label != b.label) return path_component_less(a.label, b.label);
+      return order_of(a.kind) < order_of(b.kind);
     });
     // "/" is the root tmpfs itself: sealed read-only last.
     out_.remount_ro_at_end.push_back("/");
@@ -323,7 +325,8 @@ class Planner {
         if (r.optional) continue;
         return errno_error("cannot use path", errno, r.path);
       }
-      expand(r.path, landlock_access_for(r.access, in_.landlock_abi), denied, 0);
+      if (auto e = expand(r.path, landlock_access_for(r.access, in_.landlock_abi), denied, 0, r.optional); !e)
+        return e;
     }
     const std::uint64_t all_rw = kRead | kExec | kWrite | LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_REFER;
     ll("/", LANDLOCK_ACCESS_FS_READ_DIR);
@@ -340,27 +343,45 @@ class Planner {
     return {};
   }
 
-  void expand(const std::string& path, std::uint64_t access, const std::set<std::string>& denied, int depth) {
-    bool contains_denied = false;
+  // Grants PATH, or, when a sensitive path lies inside it, lists it and grants its entries one by
+  // one, recursing towards the sensitive path. Entries come from readdir and may vanish before the
+  // child opens them (a tool's /etc/subgid.NNN lock file): optional rules, skipped if gone. The
+  // rule's own path is as optional as the policy says.
+  Result<void> expand(const std::string& path, std::uint64_t access, const std::set<std::string>& denied,
+                      int depth, bool optional) {
+    if (denied.count(path)) return {};
+    const std::string* inside = nullptr;
     for (const std::string& d : denied)
-      if (d != path && is_under(d, path)) contains_denied = true;
-    if (denied.count(path)) return;
-    if (!contains_denied || depth > 8) {
-      ll(path, access);
-      return;
+      if (d != path && is_under(d, path)) inside = &d;
+    if (inside == nullptr) {
+      ll(path, access, optional);
+      return {};
     }
-    ll(path, LANDLOCK_ACCESS_FS_READ_DIR);  // names are listed, contents of denied entries are not
+    // Each level adds a rule per sibling; past kMaxSplitDepth the split is refused rather than the
+    // subtree granted whole, which would show the sensitive path (fail closed). Listing only would
+    // silently take away the rest of what the rule grants.
+    if (depth > kMaxSplitDepth)
+      return make_error("cannot hide " + *inside + " without namespaces: it lies more than " +
+                            std::to_string(kMaxSplitDepth) + " levels below " + path,
+                        *inside,
+                        "allow a path nearer to it (or one that does not contain it), or run where user "
+                        "namespaces are available");
+    ll(path, LANDLOCK_ACCESS_FS_READ_DIR, optional);  // names are listed, contents of denied entries are not
     DIR* dir = opendir(path.c_str());
-    if (!dir) return;
+    if (!dir) return {};
+    Result<void> r;
     while (dirent* e = readdir(dir)) {
       std::string name = e->d_name;
       if (name == "." || name == "..") continue;
-      expand(path == "/" ? "/" + name : path + "/" + name, access, denied, depth + 1);
+      r = expand(path == "/" ? "/" + name : path + "/" + name, access, denied, depth + 1, true);
+      if (!r) break;
     }
     closedir(dir);
+    if (!r) return r;
     if (access & LANDLOCK_ACCESS_FS_MAKE_REG)
       out_.warnings.push_back("without namespaces, new files directly inside " + path +
                             " cannot be created (it holds a hidden sensitive path)");
+    return {};
   }
 
   // A Write rule nested in something the sandbox can read cannot be write-only: Landlock adds
@@ -414,5 +435,30 @@ std::uint64_t landlock_access_for(Access a, int abi) {
 }
 
 Result<FsPlan> plan_filesystem(const Policy& policy, const FsPlanInputs& in) { return Planner(policy, in).run(); }
+
+bool path_component_less(std::string_view a, std::string_view b) {
+  // Byte order, with the separator below every other byte: the same as comparing the lists of
+  // components.
+  const std::size_t n = std::min(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (a[i] == b[i]) continue;
+    if (a[i] == '/') return true;
+    if (b[i] == '/') return false;
+    return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
+  }
+  return a.size() < b.size();
+}
+
+NetIsolation net_isolation(NetMode mode, bool namespaces) {
+  NetIsolation n;
+  if (mode == NetMode::Host) return n;
+  // Off and Filtered: nothing but loopback (Filtered adds the egress filter's listeners inside).
+  // Without namespaces only Off runs (check_mode refuses Filtered); the socket rule would hold
+  // for Filtered too, failing closed.
+  n.new_netns = namespaces;
+  n.loopback_up = namespaces;
+  n.deny_inet_sockets = !namespaces;
+  return n;
+}
 
 }  // namespace paddock::engine

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/plan.h"
@@ -41,5 +42,19 @@ Result<FsPlan> plan_filesystem(const Policy& policy, const FsPlanInputs& in);
 // Landlock access masks for a rule's Access at an ABI (exposed for tests and `why`).
 std::uint64_t landlock_access_for(Access a, int abi);
 std::uint64_t landlock_handled_fs(int abi);
+
+// Path order of the mount operations: component by component, so a directory's subtree follows
+// it whole ("/a" < "/a/b" < "/a-b"). Exposed for tests.
+bool path_component_less(std::string_view a, std::string_view b);
+
+// How the network is cut off, decided once here from the policy's mode and whether the sandbox
+// gets namespaces. The three places that act on it read this and nothing else: the clone flags
+// (make_plan), --exec's own unshare (exec_in_place_impl) and the fallback's seccomp socket rule.
+struct NetIsolation {
+  bool new_netns = false;          // CLONE_NEWNET: a network namespace of its own
+  bool loopback_up = false;        // bring `lo` up in it
+  bool deny_inet_sockets = false;  // seccomp: no AF_INET/AF_INET6/AF_PACKET sockets (no namespace)
+};
+NetIsolation net_isolation(NetMode mode, bool namespaces);
 
 }  // namespace paddock::engine

@@ -14,6 +14,12 @@
 namespace paddock::engine {
 namespace {
 
+// PREFIX is PATH or a directory above it.
+bool is_prefix_dir(const std::string& prefix, const std::string& path) {
+  return prefix == path || prefix == "/" ||
+         (path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 && path[prefix.size()] == '/');
+}
+
 class PlanTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -214,6 +220,107 @@ TEST_F(PlanTest, ExtraMountsAtTheirOwnPaths) {
 
   in.namespaces = false;
   EXPECT_FALSE(plan_filesystem(policy(false), in).ok()) << "own-path mounts need namespaces";
+}
+
+}  // namespace
+}  // namespace paddock::engine
+
+namespace paddock::engine {
+namespace {
+
+// Parents before children, each subtree whole: the string order would put /w/a-b between /w/a
+// and /w/a/b.
+TEST(PathOrder, ComponentWise) {
+  EXPECT_TRUE(path_component_less("/a/b", "/a-b"));
+  EXPECT_FALSE(path_component_less("/a-b", "/a/b"));
+  EXPECT_TRUE(path_component_less("/a", "/a/b"));
+  EXPECT_TRUE(path_component_less("/a", "/a-b"));
+  EXPECT_TRUE(path_component_less("/a/z", "/a.b"));
+  EXPECT_TRUE(path_component_less("/a/b", "/a/c"));
+  EXPECT_FALSE(path_component_less("/a", "/a"));
+  EXPECT_FALSE(path_component_less("/a/b", "/a"));
+}
+
+TEST_F(PlanTest, MountsAreOrderedComponentWise) {
+  FsPlanInputs in;
+  in.landlock_abi = 6;
+  for (const char* p : {"/w/a-b", "/w/a/b", "/w/a"}) in.extra_mounts.push_back({p, "", Access::ReadWrite, 1 << 20});
+  auto plan = plan_filesystem(policy(false), in);
+  ASSERT_TRUE(plan.ok()) << plan.error().describe();
+  const MountOp* a = find(*plan, "/w/a", MountOp::Kind::Tmpfs);
+  const MountOp* ab = find(*plan, "/w/a/b", MountOp::Kind::Tmpfs);
+  const MountOp* dash = find(*plan, "/w/a-b", MountOp::Kind::Tmpfs);
+  ASSERT_TRUE(a && ab && dash);
+  EXPECT_LT(index_of(*plan, a), index_of(*plan, ab));
+  EXPECT_LT(index_of(*plan, ab), index_of(*plan, dash)) << "/w/a's subtree is mounted whole before /w/a-b";
+}
+
+// Entries the fallback found with readdir may be gone when the child opens them (a tool's lock
+// file): optional rules. The rule's own path stays as required as the policy says.
+TEST_F(PlanTest, FallbackSplitEntriesAreOptional) {
+  std::ofstream(home_ + "/transient.lock") << "x";
+  FsPlanInputs in;
+  in.landlock_abi = 6;
+  in.namespaces = false;
+  in.fallback_home = root_ + "/fh";
+  auto plan = plan_filesystem(policy(true), in);
+  ASSERT_TRUE(plan.ok()) << plan.error().describe();
+  bool entry = false, home = false;
+  for (const auto& r : plan->landlock.rules) {
+    if (r.path == home_ + "/transient.lock" || r.path == home_ + "/src") {
+      entry = true;
+      EXPECT_TRUE(r.optional) << r.path << " came from readdir: it may vanish before the child opens it";
+    }
+    if (r.path == home_) {
+      home = true;
+      EXPECT_FALSE(r.optional) << "the --allow rule itself is required";
+    }
+  }
+  EXPECT_TRUE(entry);
+  EXPECT_TRUE(home);
+}
+
+// A sensitive path deeper than the fallback splits: refused, never the subtree granted whole.
+TEST_F(PlanTest, FallbackRefusesASensitivePathTooDeepToSplit) {
+  std::string deep = home_;
+  for (int i = 0; i < 10; ++i) deep += "/d" + std::to_string(i);
+  ASSERT_EQ(system(("mkdir -p " + deep).c_str()), 0);
+  std::ofstream(deep + "/secret") << "s";
+  Policy pol = policy(true);
+  pol.denied.push_back({deep + "/secret", "test secret"});
+  FsPlanInputs in;
+  in.landlock_abi = 6;
+  in.namespaces = false;
+  in.fallback_home = root_ + "/fh";
+  auto plan = plan_filesystem(pol, in);
+  ASSERT_FALSE(plan.ok()) << "granted: the secret " << deep << "/secret would be readable";
+  EXPECT_NE(plan.error().describe().find(deep + "/secret"), std::string::npos) << plan.error().describe();
+  // Within the depth it is split as before.
+  std::string shallow = home_ + "/d0/d1/secret2";
+  std::ofstream(shallow) << "s";
+  Policy pol2 = policy(true);
+  pol2.denied.push_back({shallow, "test secret"});
+  auto plan2 = plan_filesystem(pol2, in);
+  ASSERT_TRUE(plan2.ok()) << plan2.error().describe();
+  for (const auto& r : plan2->landlock.rules)
+    EXPECT_FALSE(r.path == shallow || (is_prefix_dir(r.path, shallow) && (r.access & LANDLOCK_ACCESS_FS_READ_FILE)))
+        << r.path << " grants " << shallow;
+}
+
+// One decision for the network, read by the clone flags, --exec's unshare and the seccomp rule.
+TEST(NetIsolation, OneDecisionForTheThreePaths) {
+  for (bool ns : {true, false}) {
+    NetIsolation host = net_isolation(NetMode::Host, ns);
+    EXPECT_FALSE(host.new_netns || host.loopback_up || host.deny_inet_sockets) << "namespaces=" << ns;
+    for (NetMode m : {NetMode::Off, NetMode::Filtered}) {
+      NetIsolation n = net_isolation(m, ns);
+      // Cut off one way or the other, always.
+      EXPECT_TRUE(n.new_netns || n.deny_inet_sockets) << "namespaces=" << ns;
+      EXPECT_EQ(n.new_netns, ns);
+      EXPECT_EQ(n.loopback_up, ns);
+      EXPECT_EQ(n.deny_inet_sockets, !ns);
+    }
+  }
 }
 
 }  // namespace

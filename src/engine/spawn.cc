@@ -208,8 +208,10 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
     for (const IsolationGap& g : launch.isolation_gaps) lines.push_back("fallback: " + gap_line(g));
     launch.warnings.insert(launch.warnings.begin(), lines.begin(), lines.end());
   }
+  // The network's isolation, one decision for the seccomp rule and the clone flags below.
+  const NetIsolation net = net_isolation(policy.network.mode, ns);
   if (feat.seccomp_filter) {
-    auto prog = seccomp_program({!ns && policy.network.mode == NetMode::Off});
+    auto prog = seccomp_program({net.deny_inet_sockets});
     plan.seccomp.assign(prog.begin(), prog.end());
   }
   // Without namespaces: no unix sockets by path, and metadata changes brokered (fallback_broker.h).
@@ -228,10 +230,8 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   }
   launch.sweep_signal = plan.sweep_signal;
   plan.clone_flags = ns ? (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS) : 0;
-  if (ns && policy.network.mode != NetMode::Host) {
-    plan.clone_flags |= CLONE_NEWNET;
-    plan.loopback_up = true;
-  }
+  if (net.new_netns) plan.clone_flags |= CLONE_NEWNET;
+  plan.loopback_up = net.loopback_up;
   plan.new_cgroup_ns = ns;
   unsigned uid = launch.uid, gid = launch.gid;
   plan.uid_map = std::to_string(uid) + " " + std::to_string(uid) + " 1\n";
@@ -442,8 +442,10 @@ Result<void> exec_in_place_impl(const Policy& policy, const RunOptions& opts) {
   if (launch->egress) return make_error("--exec cannot be combined with a domain allowlist", "run");
   bool ns = g_userns_broken.load() == 0;
   // Try the namespaces now, in this process: no pid namespace (the command keeps our pid).
+  // The network namespace as make_plan() decides it with namespaces (net_isolation); if they
+  // cannot be made, make_plan() decides the fallback's socket rule instead.
   if (ns && unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
-                    (policy.network.mode == NetMode::Host ? 0 : CLONE_NEWNET)) < 0)
+                    (net_isolation(policy.network.mode, true).new_netns ? CLONE_NEWNET : 0)) < 0)
     ns = false;
   if (auto r = check_mode(policy, ns); !r) return std::move(r).take_error();
   static Plan plan;  // lives until exec

@@ -70,7 +70,10 @@ TEST(EscapePolicy, SpecialFilesAsProfilesAreRefusedWithoutHanging) {
 TEST(EscapePolicy, PlantedSymlinkDoesNotUnmaskASecret) {
   KTEST_REQUIRE_BINARIES();
   World w;
-  auto plant = w.sh("ln -s " + w.home + "/.ssh vendor && mkdir -p .git/hooks && ln -s .git/hooks hl");
+  // The repository is the host's (one made inside a run would be moved aside after it, and hl
+  // would dangle); the links are what an earlier run planted.
+  make_dirs(w.project + "/.git/hooks");
+  auto plant = w.sh("ln -s " + w.home + "/.ssh vendor && ln -s .git/hooks hl");
   ASSERT_EQ(plant.code, 0) << describe(plant);
   auto next = w.probe_run({"--read", "vendor"}, {"read", w.project + "/vendor/id_ed25519"});
   EXPECT_EQ(next.code, 2) << describe(next);
@@ -79,8 +82,12 @@ TEST(EscapePolicy, PlantedSymlinkDoesNotUnmaskASecret) {
   auto why = w.paddock({"why", "--read", "vendor", "--path", w.ssh_key});
   EXPECT_EQ(why.code, 2) << describe(why);
 
+  // Refused inside the sandbox, not only cleaned up after it: the post-run guard would move a new
+  // hook aside too (and then the hooks directory is gone, so "no pre-commit" alone proves nothing).
   auto hooks = w.probe_run({"--allow", "hl"}, {"write", w.project + "/.git/hooks/pre-commit"});
   EXPECT_NE(hooks.code, 0) << describe(hooks);
+  EXPECT_TRUE(contains(hooks.out, "DENIED")) << "the write itself must fail: " << describe(hooks);
+  EXPECT_TRUE(exists(w.project + "/.git/hooks/.")) << "moved aside after the run: " << describe(hooks);
   EXPECT_FALSE(exists(w.project + "/.git/hooks/pre-commit"));
 }
 
