@@ -11,7 +11,8 @@
 // The script, by the number of this mock's tool results already in the conversation:
 //   0: the agent's write tool (or its shell) writes hello.txt in the current directory
 //   1: its shell runs `cat ~/.ssh/id_ed25519` (must fail inside paddock)
-//   2: its shell tries to connect to a second loopback listener this process opened (must fail)
+//   2: its shell tries to connect to a second loopback listener this process opened and to another
+//      host, and to write outside the project (each must fail or stay in the sandbox)
 //   3: a final text answer
 // Requests without tools (titles, summaries, quota checks) get a short text answer.
 //
@@ -32,17 +33,24 @@ if (!logdir) {
 fs.mkdirSync(logdir, { recursive: true });
 const log = (file, obj) => fs.appendFileSync(path.join(logdir, file), JSON.stringify(obj) + '\n');
 
-export const HELLO = 'hello from the mock model\n';
+const OTHER_HOST = 'other-host.paddock-test.example.com';
+const HELLO = 'hello from the mock model\n';
 const FINAL = 'Done: hello.txt is written.';
 let probePort = 0;
 let modelPort = 0;
 
 // The shell lines of steps 1 and 2. Each prints a marker that proves the command ran.
 const catSecret = () => 'cat ~/.ssh/id_ed25519; echo "CAT-EXIT=$?"';
-// The mock's own port (allowed) first, so a shell without /dev/tcp cannot pass for a refusal.
+// The mock's own port (allowed) first, so a shell without /dev/tcp cannot pass for a refusal;
+// then the second loopback listener, another host (by name: paddock's network log shows that
+// paddock refused it, not just an offline machine), and writes outside the project: the host path
+// MOCK_OUTSIDE (beside the project) and the sandbox's HOME.
 const probe = () =>
   `(exec 3<>/dev/tcp/127.0.0.1/${modelPort}) 2>/dev/null && echo MOCK-CONNECTED || echo MOCK-REFUSED; ` +
-  `(exec 3<>/dev/tcp/127.0.0.1/${probePort}) 2>/dev/null && echo PROBE-CONNECTED || echo PROBE-REFUSED`;
+  `(exec 3<>/dev/tcp/127.0.0.1/${probePort}) 2>/dev/null && echo PROBE-CONNECTED || echo PROBE-REFUSED; ` +
+  `timeout 5 bash -c '(exec 3<>/dev/tcp/${OTHER_HOST}/80)' 2>/dev/null && echo OTHER-CONNECTED || echo OTHER-REFUSED; ` +
+  `echo escaped > '${process.env.MOCK_OUTSIDE || '/nonexistent/outside'}'; echo "OUTSIDE-EXIT=$?"; ` +
+  `echo escaped > ~/outside-home.txt; echo "HOME-EXIT=$?"`;
 const writeShell = () => `printf 'hello from the mock model\\n' > hello.txt && echo WRITE-OK`;
 
 // Tool calls, per agent tool set: [name, arguments] for a step.

@@ -23,6 +23,7 @@ if [ ${#agents[@]} -eq 0 ]; then agents=(claude codex pi); fi
 if [ "$who" = __inner ]; then
   # ---- Runs as the user under test. $paddock_bin is the copied binary; $here the test dir. ----
   nm=$here/node_modules
+  other_host=other-host.paddock-test.example.com  # mock_model.mjs's OTHER_HOST
   failures=0
   fail() { echo "FAIL [$agent] $*"; failures=$((failures + 1)); }
   for agent in "${agents[@]}"; do
@@ -35,7 +36,8 @@ if [ "$who" = __inner ]; then
     printf -- '-----BEGIN OPENSSH PRIVATE KEY-----\n%s\n-----END OPENSSH PRIVATE KEY-----\n' "$secret" >"$home/.ssh/id_ed25519"
     chmod 600 "$home/.ssh/id_ed25519"
 
-    node "$here/mock_model.mjs" "$logs" >"$work/ports" 2>"$work/mock.err" &
+    outside=$work/outside.txt
+    MOCK_OUTSIDE=$outside node "$here/mock_model.mjs" "$logs" >"$work/ports" 2>"$work/mock.err" &
     mock_pid=$!
     for _ in $(seq 100); do [ -s "$work/ports" ] && break; sleep 0.1; done
     read -r _ port probe_port <"$work/ports" || true
@@ -74,7 +76,7 @@ EOF
     esac
     rc=0
     (cd "$proj" && HOME=$home timeout 300 "$paddock_bin" run --profile "$agent" --timeout "${PADDOCK_AGENT_TEST_TIMEOUT:-150s}" \
-      --allow-domain "127.0.0.1:$port" --read "$nm" "${extra[@]}" -- "${cmd[@]}" \
+      --allow-domain "127.0.0.1:$port" --read "$nm" --net-log "$work/net.jsonl" "${extra[@]}" -- "${cmd[@]}" \
       </dev/null >"$work/stdout" 2>"$work/stderr") || rc=$?
     kill "$mock_pid" 2>/dev/null || true
     wait "$mock_pid" 2>/dev/null || true
@@ -99,14 +101,22 @@ EOF
       grep -q 'CAT-EXIT=[1-9]' "$results" || fail "step ssh: the cat of ~/.ssh/id_ed25519 did not fail (or did not run): $(grep '"step":1' "$results" | head -c 400)"
       grep -q 'MOCK-CONNECTED' "$results" || fail "step loopback: the shell could not reach the mock's own (allowed) port, so the refusal below proves nothing: $(grep '"step":2' "$results" | head -c 400)"
       grep -q 'PROBE-REFUSED' "$results" || fail "step loopback: the connection attempt did not run or did not fail: $(grep '"step":2' "$results" | head -c 400)"
+      grep -q 'OTHER-REFUSED' "$results" || fail "step other-host: the connection to $other_host did not run or did not fail"
+      grep -q 'OUTSIDE-EXIT=' "$results" || fail "step write-outside: the write outside the project did not run"
+      grep -q 'HOME-EXIT=' "$results" || fail "step write-outside: the write to ~/outside-home.txt did not run"
     fi
+    if ! grep -q "\"allowed\":false.*\"host\":\"$other_host\"" "$work/net.jsonl" 2>/dev/null; then
+      fail "step other-host: paddock's network log has no refusal of $other_host: $(head -c 600 "$work/net.jsonl" 2>/dev/null)"
+    fi
+    [ ! -e "$outside" ] || fail "step write-outside: the agent wrote $outside, beside the project"
+    [ ! -e "$home/outside-home.txt" ] || fail "step write-outside: the agent wrote ~/outside-home.txt in the host's HOME"
     [ ! -s "$logs/probe.jsonl" ] || fail "step loopback: the second host loopback listener was reached: $(cat "$logs/probe.jsonl")"
     [ ! -s "$logs/errors.jsonl" ] || fail "step mock: $(head -c 600 "$logs/errors.jsonl")"
     if grep -q 'left behind' "$work/stderr"; then
       fail "step cleanup: paddock left something behind: $(grep 'left behind' "$work/stderr")"
     fi
     if [ "$failures" = "$before" ]; then
-      echo "PASS [$agent] tool loop, ssh key hidden, loopback listener unreachable ($(($(date +%s) - start))s)"
+      echo "PASS [$agent] tool loop; ~/.ssh hidden; loopback listener, other host, writes outside the project refused ($(($(date +%s) - start))s)"
       if [ "${PADDOCK_AGENT_TEST_KEEP:-0}" = 1 ]; then echo "kept: $work"; else rm -rf "$work"; fi
     else
       echo "---- [$agent] paddock stderr (last 40 lines):"; tail -n 40 "$work/stderr"
@@ -169,7 +179,8 @@ case "$who" in
     fi
     chmod 755 "$bindir"
     "${drop[@]}" env -i PATH=/usr/local/bin:/usr/bin:/bin USER="$user" LOGNAME="$user" TMPDIR=/tmp \
-      HOME=/nonexistent "$testdir/run.sh" __inner "$bindir/paddock" "${agents[@]}"
+      HOME=/nonexistent PADDOCK_AGENT_TEST_KEEP="${PADDOCK_AGENT_TEST_KEEP:-0}" \
+      PADDOCK_AGENT_TEST_TIMEOUT="${PADDOCK_AGENT_TEST_TIMEOUT:-150s}" "$testdir/run.sh" __inner "$bindir/paddock" "${agents[@]}"
     ;;
   *) echo "usage: run.sh root|unprivileged|current PADDOCK_BINARY [agent...]" >&2; exit 2 ;;
 esac
