@@ -75,7 +75,7 @@ EOF
       *) fail "step setup: unknown agent"; kill "$mock_pid"; continue ;;
     esac
     rc=0
-    (cd "$proj" && HOME=$home timeout 300 "$paddock_bin" run --profile "$agent" --timeout "${PADDOCK_AGENT_TEST_TIMEOUT:-150s}" \
+    (cd "$proj" && HOME=$home timeout 300 "$paddock_bin" run --profile "$agent" --timeout "${PADDOCK_AGENT_TEST_TIMEOUT:-90s}" \
       --allow-domain "127.0.0.1:$port" --read "$nm" --net-log "$work/net.jsonl" "${extra[@]}" -- "${cmd[@]}" \
       </dev/null >"$work/stdout" 2>"$work/stderr") || rc=$?
     kill "$mock_pid" 2>/dev/null || true
@@ -180,7 +180,7 @@ case "$who" in
     chmod 755 "$bindir"
     "${drop[@]}" env -i PATH=/usr/local/bin:/usr/bin:/bin USER="$user" LOGNAME="$user" TMPDIR=/tmp \
       HOME=/nonexistent PADDOCK_AGENT_TEST_KEEP="${PADDOCK_AGENT_TEST_KEEP:-0}" \
-      PADDOCK_AGENT_TEST_TIMEOUT="${PADDOCK_AGENT_TEST_TIMEOUT:-150s}" "$testdir/run.sh" __inner "$bindir/paddock" "${agents[@]}"
+      PADDOCK_AGENT_TEST_TIMEOUT="${PADDOCK_AGENT_TEST_TIMEOUT:-90s}" "$testdir/run.sh" __inner "$bindir/paddock" "${agents[@]}"
     ;;
   *) echo "usage: run.sh root|unprivileged|current PADDOCK_BINARY [agent...]" >&2; exit 2 ;;
 esac
