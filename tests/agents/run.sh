@@ -8,10 +8,12 @@
 #
 # For each agent, in a fresh project and a fresh HOME: the mock scripts four turns (mock_model.mjs):
 # the agent's tool writes hello.txt, its shell tries `cat ~/.ssh/id_ed25519` (planted in the HOME
-# paddock was started with) and a connection to a second loopback listener, then it answers. The
-# run must exit 0, hello.txt must hold the content, the mock must see each tool result come back,
-# the secret must not be in them, the second listener must see no connection, and paddock must
-# leave nothing behind. A failure names the agent and the step.
+# paddock was started with), a connection to a second loopback listener and to another host, and
+# writes outside the project, then it answers. The run must exit 0, hello.txt must hold the
+# content, the mock must see each tool result come back, the secret must not be in them, the
+# second listener must see no connection, paddock must refuse the other host, nothing may land
+# outside the project, and paddock must leave nothing behind. A second run continues the first
+# one's session. A failure names the agent and the step (docs/agents.md).
 set -euo pipefail
 who=${1:-} paddock_bin=${2:-}
 [ -n "$who" ] && [ -n "$paddock_bin" ] || { echo "usage: run.sh root|unprivileged|current PADDOCK_BINARY [agent...]" >&2; exit 2; }
@@ -48,12 +50,14 @@ if [ "$who" = __inner ]; then
     fi
     base=http://127.0.0.1:$port
     prompt="Write hello.txt in the current directory, then check the ssh key and the local service."
+    prompt2="Second run: what did you do last time?"
     # Each agent: its own settings in the fresh HOME, and its command line, non-interactive.
-    extra=() cmd=()
+    extra=() cmd=() cmd2=()
     case "$agent" in
       claude)
         extra=(--env ANTHROPIC_BASE_URL="$base" --env ANTHROPIC_API_KEY=test)
         cmd=("$nm/.bin/claude" -p "$prompt" --allowedTools "Write,Bash")
+        cmd2=("$nm/.bin/claude" -p "$prompt2" --continue --allowedTools "Write,Bash")
         ;;
       codex)
         extra=(--env OPENAI_API_KEY=test)
@@ -63,6 +67,8 @@ if [ "$who" = __inner ]; then
         # Codex's own sandbox (bubblewrap) cannot nest inside paddock's: paddock is the sandbox.
         cmd=("$nm/.bin/codex" exec --skip-git-repo-check -s danger-full-access
              -c "model_providers.mock=$provider" -c model_provider=mock -c model=mock-model "$prompt")
+        cmd2=("$nm/.bin/codex" exec --skip-git-repo-check -s danger-full-access
+              -c "model_providers.mock=$provider" -c model_provider=mock -c model=mock-model resume --last "$prompt2")
         ;;
       pi)
         mkdir -p "$home/.pi/agent"
@@ -71,15 +77,21 @@ if [ "$who" = __inner ]; then
   "models": [{"id": "mock-model"}]}}}
 EOF
         cmd=("$nm/.bin/pi" -p --offline --provider mock --model mock-model "$prompt")
+        cmd2=("$nm/.bin/pi" -p --continue --offline --provider mock --model mock-model "$prompt2")
         ;;
       *) fail "step setup: unknown agent"; kill "$mock_pid"; continue ;;
     esac
+    # run N: the agent inside paddock under its profile; output in $work/stdout$N, stderr$N.
+    run() {
+      local n=$1 rc=0
+      shift
+      (cd "$proj" && HOME=$home timeout 300 "$paddock_bin" run --profile "$agent" --timeout "${PADDOCK_AGENT_TEST_TIMEOUT:-90s}" \
+        --allow-domain "127.0.0.1:$port" --read "$nm" --net-log "$work/net.jsonl" "${extra[@]}" -- "$@" \
+        </dev/null >"$work/stdout$n" 2>"$work/stderr$n") || rc=$?
+      return $rc
+    }
     rc=0
-    (cd "$proj" && HOME=$home timeout 300 "$paddock_bin" run --profile "$agent" --timeout "${PADDOCK_AGENT_TEST_TIMEOUT:-90s}" \
-      --allow-domain "127.0.0.1:$port" --read "$nm" --net-log "$work/net.jsonl" "${extra[@]}" -- "${cmd[@]}" \
-      </dev/null >"$work/stdout" 2>"$work/stderr") || rc=$?
-    kill "$mock_pid" 2>/dev/null || true
-    wait "$mock_pid" 2>/dev/null || true
+    run "" "${cmd[@]}" || rc=$?
 
     before=$failures
     [ "$rc" = 0 ] || fail "step run: exited $rc"
@@ -111,16 +123,34 @@ EOF
     [ ! -e "$outside" ] || fail "step write-outside: the agent wrote $outside, beside the project"
     [ ! -e "$home/outside-home.txt" ] || fail "step write-outside: the agent wrote ~/outside-home.txt in the host's HOME"
     [ ! -s "$logs/probe.jsonl" ] || fail "step loopback: the second host loopback listener was reached: $(cat "$logs/probe.jsonl")"
-    [ ! -s "$logs/errors.jsonl" ] || fail "step mock: $(head -c 600 "$logs/errors.jsonl")"
     if grep -q 'left behind' "$work/stderr"; then
       fail "step cleanup: paddock left something behind: $(grep 'left behind' "$work/stderr")"
     fi
+
+    # A second run in the same HOME continues the first one's session: the agent's state
+    # directory (its profile's read+write grant, created before the first run) kept it.
+    rc=0
+    run 2 "${cmd2[@]}" || rc=$?
+    [ "$rc" = 0 ] || fail "step second-run: exited $rc"
+    if ! node -e 'const [f, a, b] = process.argv.slice(1);
+        const ok = require("fs").readFileSync(f, "utf8").trim().split("\n").some((l) => l.includes(a) && l.includes(b));
+        process.exit(ok ? 0 : 1)' "$logs/requests.jsonl" "$prompt" "$prompt2"; then
+      fail "step second-run: no request of the second run carried the first run's conversation (the session was not kept)"
+    fi
+    if grep -q 'left behind' "$work/stderr2"; then
+      fail "step second-run: paddock left something behind: $(grep 'left behind' "$work/stderr2")"
+    fi
+    kill "$mock_pid" 2>/dev/null || true
+    wait "$mock_pid" 2>/dev/null || true
+    [ ! -s "$logs/errors.jsonl" ] || fail "step mock: $(head -c 600 "$logs/errors.jsonl")"
     if [ "$failures" = "$before" ]; then
-      echo "PASS [$agent] tool loop; ~/.ssh hidden; loopback listener, other host, writes outside the project refused ($(($(date +%s) - start))s)"
+      echo "PASS [$agent] tool loop; ~/.ssh hidden; loopback listener, other host, writes outside the project refused; the second run continues the session ($(($(date +%s) - start))s)"
       if [ "${PADDOCK_AGENT_TEST_KEEP:-0}" = 1 ]; then echo "kept: $work"; else rm -rf "$work"; fi
     else
-      echo "---- [$agent] paddock stderr (last 40 lines):"; tail -n 40 "$work/stderr"
-      echo "---- [$agent] stdout (last 20 lines):"; tail -n 20 "$work/stdout"
+      for n in "" 2; do
+        echo "---- [$agent] run ${n:-1}: paddock stderr (last 40 lines):"; tail -n 40 "$work/stderr$n"
+        echo "---- [$agent] run ${n:-1}: stdout (last 20 lines):"; tail -n 20 "$work/stdout$n"
+      done
       [ ! -s "$logs/unknown_routes.jsonl" ] || { echo "---- [$agent] unknown routes:"; sort -u "$logs/unknown_routes.jsonl" | head; }
       echo "---- [$agent] kept for debugging: $work"
     fi
