@@ -86,11 +86,6 @@ function cwdFrom(body) {
   return m ? m[1] : process.env.MOCK_PROJECT || '';
 }
 
-function recordResults(results) {
-  // results: [{id, text}] of this mock's calls, in conversation order
-  results.forEach((r, i) => log('tool_results.jsonl', { step: Number(r.id.split('_').pop()), index: i, text: r.text }));
-}
-
 function sse(res) {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   return (event, data) => res.write((event ? `event: ${event}\n` : '') + `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
@@ -101,12 +96,11 @@ let requests = 0;
 const MAX_REQUESTS = 60;
 const lastResults = new Map(); // per API: how many results were logged, so each is logged once
 
+// results: [{id, text}], this mock's tool results in conversation order; ids end in _STEP.
 function logNew(api, results) {
   const seen = lastResults.get(api) || 0;
-  if (results.length > seen) {
-    recordResults(results.slice(seen).map((r, i) => ({ ...r, idx: seen + i })));
-    lastResults.set(api, results.length);
-  }
+  for (const r of results.slice(seen)) log('tool_results.jsonl', { step: Number(r.id.split('_').pop()), text: r.text });
+  lastResults.set(api, Math.max(seen, results.length));
 }
 
 // ---- Anthropic Messages ----

@@ -16,7 +16,7 @@
 # one's session. A failure names the agent and the step (docs/agents.md).
 set -euo pipefail
 who=${1:-} paddock_bin=${2:-}
-[ -n "$who" ] && [ -n "$paddock_bin" ] || { echo "usage: run.sh root|unprivileged|current PADDOCK_BINARY [agent...]" >&2; exit 2; }
+if [ -z "$who" ] || [ -z "$paddock_bin" ]; then echo "usage: run.sh root|unprivileged|current PADDOCK_BINARY [agent...]" >&2; exit 2; fi
 shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 agents=("$@")
@@ -42,7 +42,7 @@ if [ "$who" = __inner ]; then
     MOCK_OUTSIDE=$outside node "$here/mock_model.mjs" "$logs" >"$work/ports" 2>"$work/mock.err" &
     mock_pid=$!
     for _ in $(seq 100); do [ -s "$work/ports" ] && break; sleep 0.1; done
-    read -r _ port probe_port <"$work/ports" || true
+    read -r _ port _ <"$work/ports" || true
     if [ -z "${port:-}" ]; then
       fail "step mock: the mock model server did not start: $(cat "$work/mock.err")"
       kill "$mock_pid" 2>/dev/null || true
