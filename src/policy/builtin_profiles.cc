@@ -17,8 +17,11 @@ description = "Claude Code: its settings and sessions in HOME, the Anthropic API
 [filesystem]
 # Settings, credentials, session history and the project list Claude Code keeps in HOME.
 allow_if_exists = ["~/.claude", "~/.claude.json", "~/.config/claude"]
-# Created before the first run, so that the login made inside is kept.
-create = ["~/.claude"]
+# Created before the first run, so that the login made inside is kept. ~/.claude/plugins too, so
+# that it is read-only (below) from the first run on: Claude Code 2.1 writes usage counters to
+# plugins/store/ at every start, which the after-run check would otherwise move aside as a plugin
+# change each time (found by tests/agents; Claude Code runs fine with it read-only).
+create = ["~/.claude", "~/.claude/plugins"]
 # What Claude Code runs on the host later, which it never writes itself: settings.json (hooks,
 # apiKeyHelper, statusLine), hook scripts, plugins, and the commands, agents and skills that carry
 # shell lines and hooks. Read-only. ~/.claude.json (MCP servers, trusted projects) must stay

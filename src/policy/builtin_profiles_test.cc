@@ -91,5 +91,25 @@ TEST(AgentProfile, EveryPathResolvesWithItsAccess) {
   }
 }
 
+// Claude Code writes usage counters to ~/.claude/plugins/store/ at every start: the profile creates
+// ~/.claude/plugins before the first run so that it is read-only from then on, instead of being
+// moved aside after each run as a plugin change (found by tests/agents).
+TEST(AgentProfile, ClaudeCreatesItsPluginsDirectorySoItIsReadOnlyFromTheFirstRun) {
+  auto fs = std::make_shared<FakeFs>();
+  fs->dir("/usr/bin").dir("/etc").dir("/home/u/proj");
+  HostContext ctx;
+  ctx.cwd = "/home/u/proj";
+  ctx.home = "/home/u";
+  ctx.user = "u";
+  ctx.fs = fs;
+  PolicyBuilder b(ctx);
+  auto src = find_profile("claude", ctx);
+  ASSERT_TRUE(src.ok());
+  ASSERT_TRUE(apply_profile(*src, b, ctx).ok());
+  std::vector<std::string> created;
+  for (const auto& d : b.dirs_to_create()) created.push_back(d.path);
+  EXPECT_EQ(created, (std::vector<std::string>{"/home/u/.claude", "/home/u/.claude/plugins"}));
+}
+
 }  // namespace
 }  // namespace paddock

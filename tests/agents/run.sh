@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# Runs the real agents (Claude Code, Codex, pi; tests/agents/package-lock.json pins them) inside
+# `paddock run --profile AGENT` against the scripted mock model server (mock_model.mjs) on loopback,
+# as root or as the unprivileged test user (scripts/test-user.sh creates it). No internet: the only
+# network is the loopback listeners this script opens.
+# usage: tests/agents/run.sh root|unprivileged|current PADDOCK_BINARY [claude] [codex] [pi]
+# Needs tests/agents/node_modules: scripts/test-setup.d/agents.sh runs `npm ci` there.
+#
+# For each agent, in a fresh project and a fresh HOME: the mock scripts four turns (mock_model.mjs):
+# the agent's tool writes hello.txt, its shell tries `cat ~/.ssh/id_ed25519` (planted in the HOME
+# paddock was started with), a connection to a second loopback listener and to another host, and
+# writes outside the project, then it answers. The run must exit 0, hello.txt must hold the
+# content, the mock must see each tool result come back, the secret must not be in them, the
+# second listener must see no connection, paddock must refuse the other host, nothing may land
+# outside the project, and paddock must leave nothing behind. A second run continues the first
+# one's session. A failure names the agent and the step (docs/agents.md).
+set -euo pipefail
+who=${1:-} paddock_bin=${2:-}
+if [ -z "$who" ] || [ -z "$paddock_bin" ]; then echo "usage: run.sh root|unprivileged|current PADDOCK_BINARY [agent...]" >&2; exit 2; fi
+shift 2
+here=$(cd "$(dirname "$0")" && pwd)
+agents=("$@")
+if [ ${#agents[@]} -eq 0 ]; then agents=(claude codex pi); fi
+
+if [ "$who" = __inner ]; then
+  # ---- Runs as the user under test. $paddock_bin is the copied binary; $here the test dir. ----
+  nm=$here/node_modules
+  other_host=other-host.paddock-test.example.com  # mock_model.mjs's OTHER_HOST
+  failures=0
+  fail() { echo "FAIL [$agent] $*"; failures=$((failures + 1)); }
+  for agent in "${agents[@]}"; do
+    start=$(date +%s)
+    work=$(mktemp -d "${TMPDIR:-/tmp}/paddock-agent-$agent.XXXXXX")
+    home=$work/home proj=$work/proj logs=$work/log
+    mkdir -p "$home/.ssh" "$proj" "$logs"
+    chmod 700 "$home/.ssh"
+    secret="PADDOCK-TEST-SECRET-$RANDOM$RANDOM"
+    printf -- '-----BEGIN OPENSSH PRIVATE KEY-----\n%s\n-----END OPENSSH PRIVATE KEY-----\n' "$secret" >"$home/.ssh/id_ed25519"
+    chmod 600 "$home/.ssh/id_ed25519"
+
+    outside=$work/outside.txt
+    MOCK_OUTSIDE=$outside node "$here/mock_model.mjs" "$logs" >"$work/ports" 2>"$work/mock.err" &
+    mock_pid=$!
+    for _ in $(seq 100); do [ -s "$work/ports" ] && break; sleep 0.1; done
+    read -r _ port _ <"$work/ports" || true
+    if [ -z "${port:-}" ]; then
+      fail "step mock: the mock model server did not start: $(cat "$work/mock.err")"
+      kill "$mock_pid" 2>/dev/null || true
+      continue
+    fi
+    base=http://127.0.0.1:$port
+    prompt="Write hello.txt in the current directory, then check the ssh key and the local service."
+    prompt2="Second run: what did you do last time?"
+    # Each agent: its own settings in the fresh HOME, and its command line, non-interactive.
+    extra=() cmd=() cmd2=()
+    case "$agent" in
+      claude)
+        extra=(--env ANTHROPIC_BASE_URL="$base" --env ANTHROPIC_API_KEY=test)
+        cmd=("$nm/.bin/claude" -p "$prompt" --allowedTools "Write,Bash")
+        cmd2=("$nm/.bin/claude" -p "$prompt2" --continue --allowedTools "Write,Bash")
+        ;;
+      codex)
+        extra=(--env OPENAI_API_KEY=test)
+        # Codex 0.169 ignores OPENAI_BASE_URL (it went to api.openai.com): a provider of its own,
+        # set on the command line so that ~/.codex/config.toml is not touched.
+        provider="{name=\"mock\", base_url=\"$base/v1\", env_key=\"OPENAI_API_KEY\", wire_api=\"responses\"}"
+        # Codex's own sandbox (bubblewrap) cannot nest inside paddock's: paddock is the sandbox.
+        cmd=("$nm/.bin/codex" exec --skip-git-repo-check -s danger-full-access
+             -c "model_providers.mock=$provider" -c model_provider=mock -c model=mock-model "$prompt")
+        cmd2=("$nm/.bin/codex" exec --skip-git-repo-check -s danger-full-access
+              -c "model_providers.mock=$provider" -c model_provider=mock -c model=mock-model resume --last "$prompt2")
+        ;;
+      pi)
+        mkdir -p "$home/.pi/agent"
+        cat >"$home/.pi/agent/models.json" <<EOF
+{"providers": {"mock": {"baseUrl": "$base/v1", "api": "openai-completions", "apiKey": "test",
+  "models": [{"id": "mock-model"}]}}}
+EOF
+        cmd=("$nm/.bin/pi" -p --offline --provider mock --model mock-model "$prompt")
+        cmd2=("$nm/.bin/pi" -p --continue --offline --provider mock --model mock-model "$prompt2")
+        ;;
+      *) fail "step setup: unknown agent"; kill "$mock_pid"; continue ;;
+    esac
+    # run N: the agent inside paddock under its profile; output in $work/stdout$N, stderr$N.
+    run() {
+      local n=$1 rc=0
+      shift
+      (cd "$proj" && HOME=$home timeout 300 "$paddock_bin" run --profile "$agent" --timeout "${PADDOCK_AGENT_TEST_TIMEOUT:-90s}" \
+        --allow-domain "127.0.0.1:$port" --read "$nm" --net-log "$work/net.jsonl" "${extra[@]}" -- "$@" \
+        </dev/null >"$work/stdout$n" 2>"$work/stderr$n") || rc=$?
+      return $rc
+    }
+    rc=0
+    run "" "${cmd[@]}" || rc=$?
+
+    before=$failures
+    [ "$rc" = 0 ] || fail "step run: exited $rc"
+    if [ ! -f "$proj/hello.txt" ]; then
+      fail "step write: hello.txt was not written in the project"
+    elif [ "$(cat "$proj/hello.txt")" != "hello from the mock model" ]; then
+      fail "step write: hello.txt holds '$(head -c 200 "$proj/hello.txt")'"
+    fi
+    results=$logs/tool_results.jsonl
+    for step in 0 1 2; do
+      if ! node -e 'const s=+process.argv[2];const l=require("fs").readFileSync(process.argv[1],"utf8").trim().split("\n");process.exit(l.some(x=>JSON.parse(x).step===s)?0:1)' "$results" "$step" 2>/dev/null; then
+        fail "step tool-result-$step: the mock never saw the result of its tool call $step (see $logs/requests.jsonl)"
+      fi
+    done
+    if [ -f "$results" ]; then
+      if grep -q "$secret" "$results" "$logs/requests.jsonl"; then
+        fail "step ssh: the agent read ~/.ssh/id_ed25519 (the secret reached the model)"
+      fi
+      grep -q 'CAT-EXIT=[1-9]' "$results" || fail "step ssh: the cat of ~/.ssh/id_ed25519 did not fail (or did not run): $(grep '"step":1' "$results" | head -c 400)"
+      grep -q 'MOCK-CONNECTED' "$results" || fail "step loopback: the shell could not reach the mock's own (allowed) port, so the refusal below proves nothing: $(grep '"step":2' "$results" | head -c 400)"
+      grep -q 'PROBE-REFUSED' "$results" || fail "step loopback: the connection attempt did not run or did not fail: $(grep '"step":2' "$results" | head -c 400)"
+      grep -q 'OTHER-REFUSED' "$results" || fail "step other-host: the connection to $other_host did not run or did not fail"
+      grep -q 'OUTSIDE-EXIT=' "$results" || fail "step write-outside: the write outside the project did not run"
+      grep -q 'HOME-EXIT=' "$results" || fail "step write-outside: the write to ~/outside-home.txt did not run"
+    fi
+    if ! grep -q "\"allowed\":false.*\"host\":\"$other_host\"" "$work/net.jsonl" 2>/dev/null; then
+      fail "step other-host: paddock's network log has no refusal of $other_host: $(head -c 600 "$work/net.jsonl" 2>/dev/null)"
+    fi
+    [ ! -e "$outside" ] || fail "step write-outside: the agent wrote $outside, beside the project"
+    [ ! -e "$home/outside-home.txt" ] || fail "step write-outside: the agent wrote ~/outside-home.txt in the host's HOME"
+    [ ! -s "$logs/probe.jsonl" ] || fail "step loopback: the second host loopback listener was reached: $(cat "$logs/probe.jsonl")"
+    if grep -q 'left behind' "$work/stderr"; then
+      fail "step cleanup: paddock left something behind: $(grep 'left behind' "$work/stderr")"
+    fi
+
+    # A second run in the same HOME continues the first one's session: the agent's state
+    # directory (its profile's read+write grant, created before the first run) kept it.
+    rc=0
+    run 2 "${cmd2[@]}" || rc=$?
+    [ "$rc" = 0 ] || fail "step second-run: exited $rc"
+    if ! node -e 'const [f, a, b] = process.argv.slice(1);
+        const ok = require("fs").readFileSync(f, "utf8").trim().split("\n").some((l) => l.includes(a) && l.includes(b));
+        process.exit(ok ? 0 : 1)' "$logs/requests.jsonl" "$prompt" "$prompt2"; then
+      fail "step second-run: no request of the second run carried the first run's conversation (the session was not kept)"
+    fi
+    if grep -q 'left behind' "$work/stderr2"; then
+      fail "step second-run: paddock left something behind: $(grep 'left behind' "$work/stderr2")"
+    fi
+    kill "$mock_pid" 2>/dev/null || true
+    wait "$mock_pid" 2>/dev/null || true
+    [ ! -s "$logs/errors.jsonl" ] || fail "step mock: $(head -c 600 "$logs/errors.jsonl")"
+    if [ "$failures" = "$before" ]; then
+      echo "PASS [$agent] tool loop; ~/.ssh hidden; loopback listener, other host, writes outside the project refused; the second run continues the session ($(($(date +%s) - start))s)"
+      if [ "${PADDOCK_AGENT_TEST_KEEP:-0}" = 1 ]; then echo "kept: $work"; else rm -rf "$work"; fi
+    else
+      for n in "" 2; do
+        echo "---- [$agent] run ${n:-1}: paddock stderr (last 40 lines):"; tail -n 40 "$work/stderr$n"
+        echo "---- [$agent] run ${n:-1}: stdout (last 20 lines):"; tail -n 20 "$work/stdout$n"
+      done
+      [ ! -s "$logs/unknown_routes.jsonl" ] || { echo "---- [$agent] unknown routes:"; sort -u "$logs/unknown_routes.jsonl" | head; }
+      echo "---- [$agent] kept for debugging: $work"
+    fi
+  done
+  [ "$failures" = 0 ]
+  exit
+fi
+
+# Exit 77 means skipped (ctest's SKIP_RETURN_CODE for these tests), always with the reason.
+if ! command -v node >/dev/null 2>&1; then
+  echo "SKIPPED: node is not installed (scripts/setup.sh installs nodejs), so the agents cannot run"
+  exit 77
+fi
+for a in "${agents[@]}"; do
+  bin=$a
+  if [ ! -e "$here/node_modules/.bin/$bin" ]; then
+    echo "SKIPPED: tests/agents/node_modules/.bin/$bin is missing: run scripts/test-setup.d/agents.sh (npm ci from the npm registry)"
+    exit 77
+  fi
+done
+
+bindir=$(mktemp -d /tmp/paddock-agenttest.XXXXXX)
+trap 'rm -rf "$bindir"' EXIT
+cp "$paddock_bin" "$bindir/paddock"
+chmod 755 "$bindir" "$bindir/paddock"
+
+case "$who" in
+  current)
+    "$here/run.sh" __inner "$bindir/paddock" "${agents[@]}"
+    ;;
+  root)
+    if [ "$(id -u)" != 0 ]; then
+      echo "SKIPPED: the root run needs root (running as $(id -un))"
+      exit 77
+    fi
+    "$here/run.sh" __inner "$bindir/paddock" "${agents[@]}"
+    ;;
+  unprivileged)
+    if [ "$(id -u)" != 0 ]; then
+      "$here/run.sh" __inner "$bindir/paddock" "${agents[@]}"
+      exit
+    fi
+    user=${PADDOCK_TEST_USER:-paddock-test}
+    if ! id "$user" >/dev/null 2>&1; then
+      echo "the unprivileged test user '$user' does not exist: run scripts/test-user.sh" >&2
+      exit 1
+    fi
+    uid=$(id -u "$user") gid=$(id -g "$user")
+    drop=(setpriv --reuid="$uid" --regid="$gid" --clear-groups --inh-caps=-all --bounding-set=-all)
+    testdir=$here
+    if ! "${drop[@]}" test -r "$here/mock_model.mjs" -a -x "$here/node_modules/.bin"; then
+      # A checkout the test user cannot read (e.g. under /root): test a copy.
+      cp -r "$here" "$bindir/tests"
+      chmod -R a+rX "$bindir/tests"
+      testdir=$bindir/tests
+    fi
+    chmod 755 "$bindir"
+    "${drop[@]}" env -i PATH=/usr/local/bin:/usr/bin:/bin USER="$user" LOGNAME="$user" TMPDIR=/tmp \
+      HOME=/nonexistent PADDOCK_AGENT_TEST_KEEP="${PADDOCK_AGENT_TEST_KEEP:-0}" \
+      PADDOCK_AGENT_TEST_TIMEOUT="${PADDOCK_AGENT_TEST_TIMEOUT:-90s}" "$testdir/run.sh" __inner "$bindir/paddock" "${agents[@]}"
+    ;;
+  *) echo "usage: run.sh root|unprivileged|current PADDOCK_BINARY [agent...]" >&2; exit 2 ;;
+esac
