@@ -199,6 +199,16 @@ class PolicyBuilder {
   // decisions persist across runs (a profile's [filesystem] create). It grants nothing; the
   // profile's rules do. Only `paddock run` creates (create_state_dirs); `why` does not.
   PolicyBuilder& create_dir(std::string_view path, Origin origin);
+  // A file under HOME that the run creates (mode 0600, its parent as create_dir) with CONTENT when
+  // it is missing: an agent's state file that must exist for its writes to be kept (a profile's
+  // [filesystem] create_files). Never replaces an existing file; grants nothing.
+  PolicyBuilder& create_file(std::string_view path, std::string content, Origin origin);
+  struct FileToCreate {
+    std::string path;  // absolute, lexically normal
+    std::string content;
+    Origin origin;
+  };
+  std::vector<FileToCreate> files_to_create() const;
   struct DirToCreate {
     std::string path;  // absolute, lexically normal
     Origin origin;
@@ -237,6 +247,7 @@ class PolicyBuilder {
   HostContext ctx_;
   std::vector<PendingRule> rules_;
   std::vector<PendingRule> create_;
+  std::vector<std::pair<PendingRule, std::string>> create_files_;
   std::vector<std::pair<std::string, std::string>> profile_files_;  // path, where
   std::optional<Access> cwd_access_;
   Origin cwd_origin_{Origin::Kind::Cwd, "current directory"};

@@ -126,6 +126,16 @@ int do_run(const RunFlags& f) {
     }
     if (*made) std::fprintf(stderr, "[paddock] created %s (%s)\n", d.path.c_str(), d.origin.detail.c_str());
   }
+  for (const auto& f : builder.files_to_create()) {
+    auto made = sys::make_file_under(ctx->home, f.path, f.content, 0600);
+    if (!made) {
+      Error e = made.error();
+      e.where = f.origin.detail + ": " + e.where;
+      print_error(e);
+      return 2;
+    }
+    if (*made) std::fprintf(stderr, "[paddock] created %s (%s)\n", f.path.c_str(), f.origin.detail.c_str());
+  }
   if (auto r = apply_limit_flags(f.limits, builder); !r) {
     print_error(r.error());
     return 2;

@@ -22,6 +22,10 @@ allow_if_exists = ["~/.claude", "~/.claude.json", "~/.config/claude"]
 # plugins/store/ at every start, which the after-run check would otherwise move aside as a plugin
 # change each time (found by tests/agents; Claude Code runs fine with it read-only).
 create = ["~/.claude", "~/.claude/plugins"]
+# ~/.claude.json (onboarding, account and per-project state) must exist before the run to be
+# granted: without it, what Claude Code writes there inside is lost and the next run starts over
+# ("configuration file not found"). An empty JSON object is what Claude Code accepts as new.
+create_files = { "~/.claude.json" = "{}" }
 # What Claude Code runs on the host later, which it never writes itself: settings.json (hooks,
 # apiKeyHelper, statusLine), hook scripts, plugins, and the commands, agents and skills that carry
 # shell lines and hooks. Read-only. ~/.claude.json (MCP servers, trusted projects) must stay

@@ -226,6 +226,19 @@ PolicyBuilder& PolicyBuilder::create_dir(std::string_view p, Origin origin) {
   return *this;
 }
 
+PolicyBuilder& PolicyBuilder::create_file(std::string_view p, std::string content, Origin origin) {
+  if (p.empty()) return fail(make_error("empty path", origin.detail));
+  create_files_.push_back({{std::string(p), Access::None, std::move(origin), true}, std::move(content)});
+  return *this;
+}
+
+std::vector<PolicyBuilder::FileToCreate> PolicyBuilder::files_to_create() const {
+  std::vector<FileToCreate> out;
+  for (const auto& [c, content] : create_files_)
+    out.push_back({path::normalize(absolute_path(c.given, ctx_)), content, c.origin});
+  return out;
+}
+
 std::vector<PolicyBuilder::DirToCreate> PolicyBuilder::dirs_to_create() const {
   std::vector<DirToCreate> out;
   for (const auto& c : create_) out.push_back({path::normalize(absolute_path(c.given, ctx_)), c.origin});

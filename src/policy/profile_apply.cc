@@ -23,7 +23,8 @@ constexpr int kMaxExtendsDepth = 16;
 const std::vector<std::string> kTopKeys = {"extends", "description", "filesystem", "network",
                                            "env",     "limits",      "sandbox"};
 const std::vector<std::string> kFilesystemKeys = {
-    "allow", "read", "write", "allow_if_exists", "read_if_exists", "write_if_exists", "create", "cwd"};
+    "allow", "read", "write", "allow_if_exists", "read_if_exists", "write_if_exists", "create", "create_files",
+    "cwd"};
 const std::vector<std::string> kNetworkKeys = {"mode", "allow", "deny"};
 const std::vector<std::string> kEnvKeys = {"pass", "set"};
 const std::vector<std::string> kLimitsKeys = {"memory",   "pids",          "cpu",
@@ -227,6 +228,29 @@ class ProfileReader {
           return;
         }
         b_.create_dir(p, {Origin::Kind::Profile, pos});
+      }
+    }
+    if (const toml::node* n = t.get("create_files")) {
+      // { "~/.claude.json" = "{}" }: a state file the agent must find, made with this content
+      // when missing (an agent that finds none starts over, and its writes inside are lost).
+      const toml::table* files = n->as_table();
+      if (files == nullptr) {
+        fail(*n, "[filesystem] create_files must be a table of \"~/NAME\" = \"initial content\" (got " +
+                     type_name(*n) + ")");
+        return;
+      }
+      for (const auto& [key, value] : *files) {
+        const std::string p(key.str());
+        if (p.size() < 3 || p.compare(0, 2, "~/") != 0 || p.find("..") != std::string::npos || p.back() == '/') {
+          fail(value, "[filesystem] create_files takes files under HOME, written \"~/NAME\" (got \"" + p + "\")");
+          return;
+        }
+        const auto* content = value.as_string();
+        if (content == nullptr || content->get().size() > 65536) {
+          fail(value, "[filesystem] create_files: the initial content of " + p + " must be a string of at most 64 KiB");
+          return;
+        }
+        b_.create_file(p, content->get(), {Origin::Kind::Profile, at(value.source())});
       }
     }
     if (const toml::node* n = t.get("cwd")) {

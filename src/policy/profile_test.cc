@@ -266,3 +266,24 @@ TEST_F(ProfileTest, MissingPathInProfileNamesThePosition) {
 
 }  // namespace
 }  // namespace paddock
+
+namespace paddock {
+namespace {
+
+TEST_F(ProfileTest, CreateFilesTakesStateFilesUnderHomeWithTheirContent) {
+  PolicyBuilder b(ctx_);
+  ASSERT_TRUE(apply_profile({"p", "p.toml", "[filesystem]\ncreate_files = { \"~/.agent.json\" = \"{}\" }\n"}, b, ctx_).ok());
+  auto files = b.files_to_create();
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].path, "/home/u/.agent.json");
+  EXPECT_EQ(files[0].content, "{}");
+  EXPECT_EQ(error_of("[filesystem]\ncreate_files = { \"/etc/x\" = \"\" }\n"),
+            "p.toml:2:29: [filesystem] create_files takes files under HOME, written \"~/NAME\" (got \"/etc/x\")");
+  EXPECT_EQ(error_of("[filesystem]\ncreate_files = { \"~/../x\" = \"\" }\n").rfind("p.toml:2:", 0), 0u);
+  EXPECT_EQ(error_of("[filesystem]\ncreate_files = { \"~/x\" = 1 }\n"),
+            "p.toml:2:26: [filesystem] create_files: the initial content of ~/x must be a string of at most 64 KiB");
+  EXPECT_EQ(error_of("[filesystem]\ncreate_files = [\"~/x\"]\n").rfind("p.toml:2:16: [filesystem] create_files must be a table", 0), 0u);
+}
+
+}  // namespace
+}  // namespace paddock

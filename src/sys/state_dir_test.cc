@@ -54,3 +54,31 @@ TEST_F(StateDir, RefusesPathsOutsideTheRoot) {
 
 }  // namespace
 }  // namespace paddock::sys
+
+namespace paddock::sys {
+namespace {
+
+TEST_F(StateDir, MakesAMissingFileOnceAndNeverThroughASymlink) {
+  auto r = make_file_under(root_, root_ + "/.agent/state.json", "{}", 0600);
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_TRUE(*r);
+  struct stat st;
+  ASSERT_EQ(::stat((root_ + "/.agent/state.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_EQ(st.st_size, 2);
+  // There already (with the agent's own content): kept as it is.
+  ASSERT_EQ(std::system(("echo -n '{\"a\":1}' > " + root_ + "/.agent/state.json").c_str()), 0);
+  auto again = make_file_under(root_, root_ + "/.agent/state.json", "{}", 0600);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(*again);
+  ASSERT_EQ(::stat((root_ + "/.agent/state.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 7);
+  // A symlink planted at the name is not written through.
+  ASSERT_EQ(::symlink("/etc/hostname", (root_ + "/.link.json").c_str()), 0);
+  auto link = make_file_under(root_, root_ + "/.link.json", "{}", 0600);
+  ASSERT_FALSE(link.ok());
+  EXPECT_NE(link.error().describe().find("symlink"), std::string::npos) << link.error().describe();
+}
+
+}  // namespace
+}  // namespace paddock::sys
