@@ -33,6 +33,7 @@ class Walker {
       : base_(record), record_(&record), budget_(kRecordBudget), out_(unused) {}
 
   bool exhausted() const { return exhausted_; }
+  bool too_deep() const { return too_deep_; }
 
   // A directory git may take for a repository's control directory (.git, a bare repository, a
   // submodule's or a linked worktree's git directory).
@@ -129,7 +130,12 @@ class Walker {
     // when run there (safe.bareRepository defaults to "all").
     const bool bare = head && objects && refs;
     if (bare) git_dir(fd, path, depth);
-    if (depth >= kMaxDepth) return;
+    if (depth >= kMaxDepth) {
+      // A repository hidden deeper is still one a gitlink can lead `git status` to: said, not
+      // silently skipped.
+      if (!subdirs.empty()) too_deep_ = true;
+      return;
+    }
     for (const std::string& name : subdirs) {
       if (exhausted_) return;
       if (bare && (name == "objects" || name == "refs")) continue;  // the repository's own data
@@ -239,6 +245,7 @@ class Walker {
   std::size_t budget_;
   std::vector<LeftBehind>& out_;
   bool exhausted_ = false;
+  bool too_deep_ = false;
 };
 
 }  // namespace
@@ -287,6 +294,10 @@ std::vector<LeftBehind> GitWatch::after(std::size_t entry_budget) const {
                      "find your repository's original .git (the run may have renamed it) before you run git here"});
     }
     walker.tree(a.fd->get(), a.path == "/" ? "" : a.path, 0);
+    if (walker.too_deep()) {
+      out.push_back({a.path, "not fully checked for git repositories: directories nested deeper than 256 levels",
+                     "check it yourself: find " + a.path + " -mindepth 256 -name .git"});
+    }
     if (walker.exhausted()) {
       out.push_back({a.path,
                      "not fully checked for git repositories: more than " + std::to_string(entry_budget) + " entries",

@@ -106,6 +106,19 @@ TEST_F(GitWatchTest, ASecondQuarantineDoesNotReplaceTheFirst) {
   EXPECT_TRUE(exists("r/.git.paddock-quarantine.1"));
 }
 
+TEST_F(GitWatchTest, TooDeepToWalkItSaysSo) {
+  std::string deep;
+  for (int i = 0; i < 260; ++i) deep += "d/";
+  tick();
+  GitWatch w = GitWatch::before(policy_);
+  sys::settle_coarse_clock();
+  write(deep + ".git", "gitdir: /elsewhere\n");
+  auto left = w.after();
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_EQ(left[0].path, root_);
+  EXPECT_NE(left[0].what.find("deeper than 256 levels"), std::string::npos) << left[0].what;
+}
+
 TEST_F(GitWatchTest, PastTheBudgetItSaysSo) {
   for (int i = 0; i < 10; ++i) write("d" + std::to_string(i) + "/f", "");
   tick();
