@@ -15,15 +15,32 @@ std::string tilde(const Policy& p, const std::string& path) {
 
 }  // namespace
 
+// A name the sandbox chose, safe for a terminal: control bytes (an escape sequence could rewrite
+// the lines around it) shown as \xNN.
+std::string printable(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c < 0x20 || c == 0x7f) {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> left_behind_lines(const std::vector<LeftBehind>& left) {
   std::vector<std::string> out;
   if (left.empty()) return out;
   out.push_back("WARNING: this run left behind " + std::to_string(left.size()) +
                 (left.size() == 1 ? " thing" : " things") + " the host may run or trust later:");
   for (const LeftBehind& l : left) {
-    out.push_back("  " + l.path);
-    out.push_back("      " + l.what);
-    out.push_back("      " + l.action);
+    out.push_back("  " + printable(l.path));
+    out.push_back("      " + printable(l.what));
+    out.push_back("      " + printable(l.action));
   }
   return out;
 }

@@ -111,12 +111,9 @@ json run_report(const RunResult& r, const Policy& policy, const std::vector<std:
 }
 
 Result<void> write_report_at(int dirfd, const std::string& name, const nlohmann::json& report) {
-  std::string text;
-  try {
-    text = report.dump(2) + "\n";
-  } catch (const std::exception& e) {  // invalid UTF-8 in a string
-    return make_error(std::string("cannot serialize the run report: ") + e.what(), name);
-  }
+  // Names in the report can come from the sandbox (a left-behind file's path): invalid UTF-8 is
+  // replaced, never a reason for the report not to be written.
+  const std::string text = report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   return sys::write_file_at(dirfd, name, text, 0644);
 }
 

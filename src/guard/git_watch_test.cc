@@ -1,5 +1,6 @@
 #include "guard/git_watch.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -128,6 +129,36 @@ TEST_F(GitWatchTest, PastTheBudgetItSaysSo) {
   ASSERT_EQ(left.size(), 1u);
   EXPECT_EQ(left[0].path, root_);
   EXPECT_NE(left[0].what.find("not fully checked"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace paddock::guard
+
+namespace paddock::guard {
+namespace {
+
+// The sandbox cannot keep a file in place by taking the names it would be moved to, or by a name
+// too long to take a suffix.
+TEST(MoveAside, NeitherTakenNamesNorALongNameKeepAFileInPlace) {
+  char tmpl[] = "/tmp/paddock-moveaside-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  auto touch = [&](const std::string& n) { std::ofstream(dir + "/" + n) << "x"; };
+  touch("config");
+  touch("config.paddock-quarantine");
+  for (int i = 1; i < 100; ++i) touch("config.paddock-quarantine." + std::to_string(i));
+  const std::string long_name(250, 'h');
+  touch(long_name);
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  const std::string a = move_aside(fd, "config", dir + "/config", "git");
+  EXPECT_EQ(a.rfind("moved aside to " + dir + "/.paddock-quarantine.", 0), 0u) << a;
+  EXPECT_NE(::access((dir + "/config").c_str(), F_OK), 0);
+  const std::string b = move_aside(fd, long_name, dir + "/" + long_name, "pi");
+  EXPECT_EQ(b.rfind("moved aside to " + dir + "/.paddock-quarantine.", 0), 0u) << b;
+  EXPECT_NE(::access((dir + "/" + long_name).c_str(), F_OK), 0);
+  ::close(fd);
+  ASSERT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
 }
 
 }  // namespace

@@ -1,10 +1,13 @@
 #include "guard/quarantine.h"
 
 #include <linux/fs.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 
 namespace paddock::guard {
@@ -24,11 +27,29 @@ bool Baseline::changed(const struct stat& st) const {
 }
 
 std::string move_aside(int dirfd, const std::string& name, const std::string& path, const std::string& used_by) {
-  for (int i = 0; i < 100; ++i) {
-    const std::string aside = name + ".paddock-quarantine" + (i ? "." + std::to_string(i) : "");
+  // The first free of NAME.paddock-quarantine, .1, ... .99; then, and for a name too long to take
+  // a suffix, .paddock-quarantine.RANDOM: the sandbox may have taken every name it can predict,
+  // or chosen a 255-byte name, to keep the file where it is.
+  bool random_only = false;
+  for (int i = 0; i < 103; ++i) {
+    std::string aside;
+    if (i < 100 && !random_only) {
+      aside = name + ".paddock-quarantine" + (i ? "." + std::to_string(i) : "");
+    } else {
+      std::uint64_t r = 0;
+      if (getrandom(&r, sizeof r, 0) != static_cast<ssize_t>(sizeof r)) break;
+      char hex[17];
+      std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(r));
+      aside = ".paddock-quarantine." + std::string(hex);  // no extension a loader could match
+    }
     if (syscall(SYS_renameat2, dirfd, name.c_str(), dirfd, aside.c_str(), RENAME_NOREPLACE) == 0) {
       const std::string moved = path.substr(0, path.size() - name.size()) + aside;
       return "moved aside to " + moved + "; if you trust it: mv " + moved + " " + path;
+    }
+    if (errno == ENAMETOOLONG && !random_only) {
+      random_only = true;
+      i = 99;
+      continue;
     }
     if (errno != EEXIST)
       return std::string("could not move it aside (") + std::strerror(errno) + "): remove it before " + used_by;

@@ -161,7 +161,12 @@ fi
 
 # Exit 77 means skipped (ctest's SKIP_RETURN_CODE for these tests), always with the reason.
 if ! command -v node >/dev/null 2>&1; then
-  echo "SKIPPED: node is not installed (scripts/setup.sh installs nodejs), so the agents cannot run"
+  echo "SKIPPED: node is not installed (scripts/test-setup.d/mcp.sh installs Debian's nodejs), so the agents cannot run"
+  exit 77
+fi
+# pi needs Node 20.6 or later (its package.json engines); Debian 12's own nodejs is 18.
+if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 6) ? 0 : 1)'; then
+  echo "SKIPPED: node $(node --version) is older than 20.6, which pi (@mariozechner/pi-coding-agent) needs"
   exit 77
 fi
 for a in "${agents[@]}"; do

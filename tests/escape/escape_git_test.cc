@@ -154,3 +154,26 @@ INSTANTIATE_TEST_SUITE_P(Escape, EscapeGit, ::testing::Values(false, true),
 
 }  // namespace
 }  // namespace ktest
+
+namespace ktest {
+namespace {
+
+// What the run left is named by the sandbox: a name with a terminal escape sequence, or bytes that
+// are not UTF-8, must neither reach the terminal raw nor keep the report from being written.
+TEST(EscapeGitNames, HostileNamesAreShownSafelyAndTheReportIsWritten) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  const std::string report = w.root / "run.json";
+  auto p = w.paddock({"run", "--report", report, "--", "/bin/sh", "-c",
+                      "d=$(printf 'x\\033[2J\\377y'); mkdir \"$d\" && echo 'gitdir: /elsewhere' > \"$d/.git\""});
+  EXPECT_EQ(p.code, 0) << describe(p);
+  EXPECT_EQ(p.err.find('\033'), std::string::npos) << "a raw escape byte reached stderr";
+  EXPECT_TRUE(contains(p.err, "x\\x1b[2J")) << describe(p);
+  const std::string r = read_file(report);
+  ASSERT_FALSE(r.empty()) << "no report written\n" << describe(p);
+  EXPECT_TRUE(contains(r, "\"left_behind\"")) << r;
+  EXPECT_TRUE(contains(r, "/.git\"")) << r;
+}
+
+}  // namespace
+}  // namespace ktest

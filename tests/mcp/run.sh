@@ -8,7 +8,7 @@ who=$1 paddock_bin=$2
 shift 2
 # Exit 77 means skipped (ctest's SKIP_RETURN_CODE for these tests), always with the reason.
 if ! command -v node >/dev/null 2>&1; then
-  echo "SKIPPED: node is not installed (scripts/setup.sh installs nodejs), so the MCP SDK client tests cannot run"
+  echo "SKIPPED: node is not installed (scripts/test-setup.d/mcp.sh installs Debian's nodejs), so the MCP SDK client tests cannot run"
   exit 77
 fi
 here=$(cd "$(dirname "$0")" && pwd)
