@@ -92,9 +92,6 @@ struct Plan {
   // The fallback's second filter (fallback_broker.h), stacked on `seccomp`; with broker_fd >= 0
   // it is loaded with a listener, which is sent to paddock on broker_fd.
   std::vector<sock_filter> broker_seccomp;
-  // The command is exec'd only once CLOCK_REALTIME_COARSE is past this (guard::Watch::settled()):
-  // what it changes then carries a later ctime than anything the host changed before the run.
-  struct timespec clock_floor{};
   int broker_fd = -1;
   bool fallback_subreaper = false;   // no pid namespace: the init sweeps orphans itself
   // The fallback init (fallback_init.h): paddock's pid, to notice it died before the init set its

@@ -220,7 +220,6 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
     plan.broker_seccomp = broker_filter(!plan.exec_in_place);  // with --exec: fallback_gaps() says so
   }
 
-  if (launch.watch) plan.clock_floor = launch.watch->settled();
   plan.cwd = opts.cwd ? *opts.cwd : policy.cwd;
   plan.hostname = ns ? "paddock" : "";
   plan.fallback_subreaper = !ns && !plan.exec_in_place;

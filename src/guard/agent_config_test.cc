@@ -6,8 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include "sys/coarse_clock.h"
-
 #include <fstream>
 #include <memory>
 #include <set>
@@ -122,12 +120,7 @@ class AgentConfigWatchTest : public ::testing::Test {
     struct stat st;
     return lstat((home_ + "/" + rel).c_str(), &st) == 0;
   }
-  // Before the run, then the wait paddock's child makes before exec (guard/quarantine.h).
-  AgentConfigWatch watch() const {
-    AgentConfigWatch w = AgentConfigWatch::before(home_, rules_, known_agent_configs());
-    sys::settle_coarse_clock();
-    return w;
-  }
+  AgentConfigWatch watch() const { return AgentConfigWatch::before(home_, rules_, known_agent_configs()); }
   static void tick() { usleep(20'000); }  // the kernel's coarse clock moves on
   std::string home_;
   std::vector<PathRule> rules_;

@@ -7,8 +7,6 @@
 
 #include <gtest/gtest.h>
 
-#include "sys/coarse_clock.h"
-
 #include <algorithm>
 #include <fstream>
 #include <string>
@@ -48,7 +46,6 @@ TEST_F(GitWatchTest, WhatExistedBeforeIsLeftAlone) {
   write("vendor/lib/.git", "gitdir: ../../.git/modules/lib\n");
   tick();
   GitWatch w = GitWatch::before(policy_);
-  sys::settle_coarse_clock();
   write("src/main.c", "int main;\n");  // ordinary work
   write(".git/index", "x");
   EXPECT_TRUE(w.after().empty());
@@ -62,7 +59,6 @@ TEST_F(GitWatchTest, ControlFilesChangedOrCreatedAreMovedAside) {
   write(".git/hooks/pre-commit", "#!/bin/sh\n");
   tick();
   GitWatch w = GitWatch::before(policy_);
-  sys::settle_coarse_clock();
   write(".git/config", "[core]\n\tfsmonitor = evil\n");  // rewritten in place
   write(".git/hooks/pre-commit", "#!/bin/sh\nevil\n");    // an existing hook edited
   write("deep/er/.git", "gitdir: /elsewhere\n");          // a .git file anywhere
@@ -84,7 +80,6 @@ TEST_F(GitWatchTest, ControlFilesChangedOrCreatedAreMovedAside) {
 TEST_F(GitWatchTest, ABareRepositoryShapeCounts) {
   tick();
   GitWatch w = GitWatch::before(policy_);
-  sys::settle_coarse_clock();
   write("b/HEAD", "ref: refs/heads/main\n");
   write("b/objects/.keep", "");
   write("b/refs/.keep", "");
@@ -98,7 +93,6 @@ TEST_F(GitWatchTest, ABareRepositoryShapeCounts) {
 TEST_F(GitWatchTest, ASecondQuarantineDoesNotReplaceTheFirst) {
   tick();
   GitWatch w = GitWatch::before(policy_);
-  sys::settle_coarse_clock();
   write("r/.git", "gitdir: /one\n");
   ASSERT_EQ(w.after().size(), 1u);
   write("r/.git", "gitdir: /two\n");
@@ -112,7 +106,6 @@ TEST_F(GitWatchTest, TooDeepToWalkItSaysSo) {
   for (int i = 0; i < 260; ++i) deep += "d/";
   tick();
   GitWatch w = GitWatch::before(policy_);
-  sys::settle_coarse_clock();
   write(deep + ".git", "gitdir: /elsewhere\n");
   auto left = w.after();
   ASSERT_EQ(left.size(), 1u);
@@ -124,7 +117,6 @@ TEST_F(GitWatchTest, PastTheBudgetItSaysSo) {
   for (int i = 0; i < 10; ++i) write("d" + std::to_string(i) + "/f", "");
   tick();
   GitWatch w = GitWatch::before(policy_);
-  sys::settle_coarse_clock();
   auto left = w.after(5);
   ASSERT_EQ(left.size(), 1u);
   EXPECT_EQ(left[0].path, root_);

@@ -12,7 +12,7 @@
 
 namespace paddock::guard {
 
-void Baseline::start() { clock_gettime(CLOCK_REALTIME, &since_); }
+void Baseline::start() { clock_gettime(CLOCK_REALTIME_COARSE, &since_); }
 
 void Baseline::record(const struct stat& st) { known_[{st.st_dev, st.st_ino}] = st.st_ctim; }
 
@@ -23,7 +23,7 @@ bool Baseline::changed(const struct stat& st) const {
   // A file system that keeps whole (or FAT's even) seconds writes .tv_nsec 0: compared coarsely.
   if (st.st_ctim.tv_nsec == 0) return st.st_ctim.tv_sec + 2 > since_.tv_sec;
   return st.st_ctim.tv_sec > since_.tv_sec ||
-         (st.st_ctim.tv_sec == since_.tv_sec && st.st_ctim.tv_nsec > since_.tv_nsec);
+         (st.st_ctim.tv_sec == since_.tv_sec && st.st_ctim.tv_nsec >= since_.tv_nsec);
 }
 
 std::string move_aside(int dirfd, const std::string& name, const std::string& path, const std::string& used_by) {

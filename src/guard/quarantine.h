@@ -12,16 +12,17 @@
 namespace paddock::guard {
 
 // When an inode changed. The kernel sets ctime on every write, rename, link and chmod, and
-// nothing in user space can set it back. A host change made before start() has a ctime no later
-// than the moment it was made (the coarse clock, or a finer stamp, never ahead of real time), so
-// below start()'s reading of the real-time clock. The sandbox's changes come later, and the
-// command is started only once the coarse clock is past every Baseline's start (guard::Watch::
-// settled(), waited for in the child before exec), so their ctime is above it, even on a file
-// system that stamps from the coarse clock. The inodes known before the run are also recorded and
-// compared exactly.
+// nothing in user space can set it back, so an inode whose ctime is at or after the start of a
+// run was created or changed since then. The start is read from the kernel's coarse clock, which
+// ctime is never earlier than: nothing the run does is missed. The inodes known before the run are
+// recorded with their ctime and compared exactly, so that a host change in the clock tick just
+// before the run (a multigrain ctime may lie ahead of the coarse clock) is not taken for the run's.
+// An inode not recorded that the host changed in that tick is taken for the run's: an extra line,
+// never a miss. (Waiting in the child until the coarse clock had passed a real-time start would
+// remove that, but cost about 3 ms of every start, half a 4 ms tick on average: tried, undone.)
 class Baseline {
  public:
-  void start();                             // now, from the real-time clock
+  void start();                             // now, from the coarse clock
   void record(const struct stat& st);       // an inode as it is before the run
   bool changed(const struct stat& st) const;  // created or changed since start()
 

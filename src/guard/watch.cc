@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <string>
 
@@ -73,11 +74,14 @@ Watch Watch::before(const Policy& policy, const std::vector<SandboxMount>& mount
   }
   w.git_ = GitWatch::before(policy, mounts);
   w.agent_config_ = AgentConfigWatch::before(policy);
-  clock_gettime(CLOCK_REALTIME, &w.settled_);
   return w;
 }
 
 void Watch::check_protected(const ProtectedPath& p, std::vector<LeftBehind>& out) const {
+  // Most protected paths are absent and stay so: one lstat, then the careful way only if something
+  // is there (through whatever path the run made).
+  struct stat quick;
+  if (!p.exists && lstat(p.path.c_str(), &quick) != 0 && errno == ENOENT) return;
   const std::string parent = path::parent(p.path);
   const std::string name = p.path.substr(parent == "/" ? 1 : parent.size() + 1);
   auto dir = sys::open_dir_no_symlinks(parent);

@@ -27,9 +27,6 @@ class Watch {
   static Watch before(const Policy& policy, const std::vector<SandboxMount>& mounts);
   // After the run: what changed among the watched things, in a stable order.
   std::vector<LeftBehind> after() const;
-  // When before() was done: the sandboxed command must not start before the kernel's coarse
-  // clock has passed it (Plan::clock_floor), so that its changes stamp a later ctime.
-  const struct timespec& settled() const { return settled_; }
   // Regular files in the writable host-backed areas that the run wrote and that are exactly SIZE
   // bytes long: where --max-file-size stopped a write (RLIMIT_FSIZE cuts a write at the limit).
   // At most MAX paths; at most 1,000,000 entries visited.
@@ -42,7 +39,6 @@ class Watch {
 
   std::vector<ProtectedPath> protected_;
   Baseline base_;  // what the existing protected paths held before the run
-  struct timespec settled_{};
   GitWatch git_;
   AgentConfigWatch agent_config_;
 };
