@@ -198,20 +198,8 @@ case "$who" in
       "$here/run.sh" __inner "$bindir/paddock" "${agents[@]}"
       exit
     fi
-    user=${PADDOCK_TEST_USER:-paddock-test}
-    if ! id "$user" >/dev/null 2>&1; then
-      echo "the unprivileged test user '$user' does not exist: run scripts/test-user.sh" >&2
-      exit 1
-    fi
-    uid=$(id -u "$user") gid=$(id -g "$user")
-    drop=(setpriv --reuid="$uid" --regid="$gid" --clear-groups --inh-caps=-all --bounding-set=-all)
-    testdir=$here
-    if ! "${drop[@]}" test -r "$here/mock_model.mjs" -a -x "$here/node_modules/.bin"; then
-      # A checkout the test user cannot read (e.g. under /root): test a copy.
-      cp -r "$here" "$bindir/tests"
-      chmod -R a+rX "$bindir/tests"
-      testdir=$bindir/tests
-    fi
+    . "$here/../lib/test_user.sh"
+    test_user_setup "$here" "$bindir" mock_model.mjs
     chmod 755 "$bindir"
     "${drop[@]}" env -i PATH=/usr/local/bin:/usr/bin:/bin USER="$user" LOGNAME="$user" TMPDIR=/tmp \
       HOME=/nonexistent PADDOCK_AGENT_TEST_KEEP="${PADDOCK_AGENT_TEST_KEEP:-0}" \

@@ -44,19 +44,8 @@ case "$who" in
       PADDOCK_BIN="$bindir/paddock" node --test --test-concurrency=1 "${files[@]}"
       exit
     fi
-    if ! id "$user" >/dev/null 2>&1; then
-      echo "the unprivileged test user '$user' does not exist: run scripts/test-user.sh" >&2
-      exit 1
-    fi
-    uid=$(id -u "$user") gid=$(id -g "$user")
-    drop=(setpriv --reuid="$uid" --regid="$gid" --clear-groups --inh-caps=-all --bounding-set=-all)
-    testdir=$here
-    if ! "${drop[@]}" test -r "$here/lib/harness.mjs" -a -x "$here/node_modules"; then
-      # A checkout the test user cannot read (e.g. under /root): test a copy.
-      cp -r "$here" "$bindir/tests"
-      chmod -R a+rX "$bindir/tests"
-      testdir=$bindir/tests
-    fi
+    . "$here/../lib/test_user.sh"
+    test_user_setup "$here" "$bindir" lib/harness.mjs
     home=$(mktemp -d /tmp/paddock-testhome.XXXXXX)
     chown "$uid:$gid" "$home"
     trap 'rm -rf "$bindir" "$home"' EXIT
