@@ -220,7 +220,9 @@ int do_run(const RunFlags& f) {
     if (auto w = write_report_at(report_dir.get(), report_name, run_report(*res, *policy, f.command)); !w)
       print_error(w.error());
   }
-  for (const auto& w : res->warnings) std::fprintf(stderr, "[paddock] warning: %s\n", w.c_str());
+  std::vector<std::string> warnings;
+  for (const auto& w : res->warnings) warnings.push_back("warning: " + w);
+  print_prefixed(warnings);
   // Always, whatever the exit code and --no-diagnostics: the host would run these later.
   print_left_behind(res->left_behind);
   std::string failure = res->failure_message();

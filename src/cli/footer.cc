@@ -13,10 +13,10 @@ std::string tilde(const Policy& p, const std::string& path) {
   return path;
 }
 
-}  // namespace
 
-// A name the sandbox chose, safe for a terminal: control bytes (an escape sequence could rewrite
-// the lines around it) shown as \xNN.
+// Safe for a terminal: control bytes shown as \xNN. Lines paddock prints can hold names the sandbox
+// chose (a file it left, a host it tried), and an escape sequence could rewrite the lines around
+// it.
 std::string printable(const std::string& s) {
   std::string out;
   for (unsigned char c : s) {
@@ -31,6 +31,8 @@ std::string printable(const std::string& s) {
   }
   return out;
 }
+}  // namespace
+
 
 std::vector<std::string> left_behind_lines(const std::vector<LeftBehind>& left) {
   std::vector<std::string> out;
@@ -38,9 +40,9 @@ std::vector<std::string> left_behind_lines(const std::vector<LeftBehind>& left) 
   out.push_back("WARNING: this run left behind " + std::to_string(left.size()) +
                 (left.size() == 1 ? " thing" : " things") + " the host may run or trust later:");
   for (const LeftBehind& l : left) {
-    out.push_back("  " + printable(l.path));
-    out.push_back("      " + printable(l.what));
-    out.push_back("      " + printable(l.action));
+    out.push_back("  " + l.path);
+    out.push_back("      " + l.what);
+    out.push_back("      " + l.action);
   }
   return out;
 }
@@ -114,7 +116,7 @@ std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const
 
 void print_prefixed(const std::vector<std::string>& lines) {
   std::string buf;
-  for (const auto& l : lines) buf += "[paddock]" + (l.empty() ? std::string() : " " + l) + "\n";
+  for (const auto& l : lines) buf += "[paddock]" + (l.empty() ? std::string() : " " + printable(l)) + "\n";
   if (write(2, buf.data(), buf.size()) < 0) {
   }
 }
