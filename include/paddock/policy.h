@@ -214,6 +214,21 @@ class PolicyBuilder {
     Origin origin;
   };
   std::vector<DirToCreate> dirs_to_create() const;
+  // How a profile adjusts its agent's command line (a profile's [command]): when the command's
+  // name (the last component of argv[0]) is `name`, `args` go right after it, so that settings the
+  // agent reads only from its command line apply inside paddock alone (Codex: paddock is its
+  // sandbox). `conflicts` ("FLAG" or "FLAG VALUE") are choices on the user's own command line that
+  // will not work inside paddock; each one found is warned about with `conflict_message`.
+  // The user's command line always wins: args go before the user's arguments.
+  struct CommandSetup {
+    std::string name;
+    std::vector<std::string> args;
+    std::vector<std::string> conflicts;
+    std::string conflict_message;
+    Origin origin;
+  };
+  PolicyBuilder& command_setup(CommandSetup setup);
+  const std::optional<CommandSetup>& command_setup() const { return command_setup_; }
   // Leave out the built-in system paths (/usr, /etc, ...). For tests and special profiles only.
   PolicyBuilder& no_system_defaults();
   PolicyBuilder& network(NetMode mode);
@@ -248,6 +263,7 @@ class PolicyBuilder {
   std::vector<PendingRule> rules_;
   std::vector<PendingRule> create_;
   std::vector<std::pair<PendingRule, std::string>> create_files_;
+  std::optional<CommandSetup> command_setup_;
   std::vector<std::pair<std::string, std::string>> profile_files_;  // path, where
   std::optional<Access> cwd_access_;
   Origin cwd_origin_{Origin::Kind::Cwd, "current directory"};

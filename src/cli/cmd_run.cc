@@ -16,6 +16,7 @@
 #include "cli/net_flags.h"
 #include "cli/policy_flags.h"
 #include "policy/builtin_profiles.h"
+#include "policy/command_setup.h"
 #include "engine/report.h"
 #include "net/decision_log.h"
 #include "paddock/sandbox.h"
@@ -154,6 +155,22 @@ int do_run(const RunFlags& f) {
   }
   RunOptions opts;
   opts.argv = f.command;
+  // The agent profile's own arguments ([command]: Codex told that paddock is its sandbox), said in
+  // one line; the user's choices that cannot work inside are warned about now and after the run.
+  std::vector<std::string> command_warnings;
+  if (const auto& setup = builder.command_setup()) {
+    CommandAdjustment adj = adjust_command(f.command, *setup);
+    if (adj.applied) {
+      opts.argv = adj.argv;
+      std::string added;
+      for (const auto& a : setup->args) added += " " + a;
+      if (!added.empty())
+        print_prefixed({setup->name + ": added" + added + " (" + setup->origin.detail + ", [command])"});
+      for (const auto& c : adj.conflicts)
+        command_warnings.push_back("warning: " + setup->name + " " + c + ": " + setup->conflict_message);
+      print_prefixed(command_warnings);
+    }
+  }
   opts.pty = !f.no_pty;
   opts.test_resolve = egress.resolve;
   opts.count_output = !f.limits.report.empty();
@@ -217,10 +234,10 @@ int do_run(const RunFlags& f) {
   sigaddset(&pipe_sig, SIGPIPE);
   pthread_sigmask(SIG_BLOCK, &pipe_sig, nullptr);
   if (!f.limits.report.empty()) {
-    if (auto w = write_report_at(report_dir.get(), report_name, run_report(*res, *policy, f.command)); !w)
+    if (auto w = write_report_at(report_dir.get(), report_name, run_report(*res, *policy, opts.argv)); !w)
       print_error(w.error());
   }
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings = command_warnings;
   for (const auto& w : res->warnings) warnings.push_back("warning: " + w);
   print_prefixed(warnings);
   // Always, whatever the exit code and --no-diagnostics: the host would run these later.

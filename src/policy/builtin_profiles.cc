@@ -63,6 +63,26 @@ allow = ["api.openai.com", "auth.openai.com", "chatgpt.com"]
 [env]
 # API credentials and endpoint selection, passed only when set in the parent.
 pass = ["OPENAI_API_KEY", "OPENAI_BASE_URL"]
+
+[command]
+# Settings Codex reads from its command line, put right after "codex" so that they apply inside
+# paddock only (~/.codex/config.toml is not touched) and anything you type after them wins.
+name = "codex"
+args = [
+  # Codex runs each command in its own bubblewrap sandbox, which cannot start inside paddock's
+  # (nested user namespaces are refused): every command would fail while Codex reports success.
+  # paddock is its sandbox.
+  "-c", 'sandbox_mode="danger-full-access"',
+  # At start Codex syncs its plugin marketplace from github.com and api.github.com and sends
+  # analytics to ab.chatgpt.com: blocked here, so turned off rather than refused every run.
+  "-c", "features.plugins=false",
+  "-c", "analytics.enabled=false",
+  # The update check (api.github.com) of the interactive start.
+  "-c", "check_for_update_on_startup=false",
+]
+# Codex's own sandbox chosen on the command line wins over the line above, and fails.
+conflicts = ["-s read-only", "-s workspace-write", "--sandbox read-only", "--sandbox workspace-write"]
+conflict_message = "Codex's own sandbox (bubblewrap) cannot start inside paddock (nested user namespaces are refused): every command Codex runs will fail with \"bwrap: No permissions to create new namespace\" while it reports success. paddock is its sandbox: leave the sandbox choice to the codex profile (it sets sandbox_mode = \"danger-full-access\" for runs inside paddock only)."
 )"},
       {"pi", R"(# pi (pi-coding-agent): one agent, many model providers.
 extends = "default"

@@ -232,6 +232,11 @@ PolicyBuilder& PolicyBuilder::create_file(std::string_view p, std::string conten
   return *this;
 }
 
+PolicyBuilder& PolicyBuilder::command_setup(CommandSetup setup) {
+  command_setup_ = std::move(setup);  // a profile's own [command] replaces the one it extends
+  return *this;
+}
+
 std::vector<PolicyBuilder::FileToCreate> PolicyBuilder::files_to_create() const {
   std::vector<FileToCreate> out;
   for (const auto& [c, content] : create_files_)

@@ -21,7 +21,7 @@ namespace {
 constexpr int kMaxExtendsDepth = 16;
 
 const std::vector<std::string> kTopKeys = {"extends", "description", "filesystem", "network",
-                                           "env",     "limits",      "sandbox"};
+                                           "env",     "limits",      "sandbox",  "command"};
 const std::vector<std::string> kFilesystemKeys = {
     "allow", "read", "write", "allow_if_exists", "read_if_exists", "write_if_exists", "create", "create_files",
     "cwd"};
@@ -32,6 +32,7 @@ const std::vector<std::string> kLimitsKeys = {"memory",   "pids",          "cpu"
                                               "max_file_size", "max_open_files", "core_dumps",
                                               "best_effort"};
 const std::vector<std::string> kSandboxKeys = {"require_namespaces"};
+const std::vector<std::string> kCommandKeys = {"name", "args", "conflicts", "conflict_message"};
 const std::vector<std::string> kCwdValues = {"read+write", "read", "write", "none"};
 const std::vector<std::string> kNetModes = {"off", "on", "filtered"};
 
@@ -89,6 +90,7 @@ class ProfileReader {
     if (auto* t = section(doc, "env", kEnvKeys)) env(*t);
     if (auto* t = section(doc, "limits", kLimitsKeys)) limits(*t);
     if (auto* t = section(doc, "sandbox", kSandboxKeys)) sandbox(*t);
+    if (auto* t = section(doc, "command", kCommandKeys)) command(*t);
     if (err_) return *err_;
     return ok_result();
   }
@@ -440,6 +442,46 @@ class ProfileReader {
 
   void sandbox(const toml::table& t) {
     if (auto v = flag(t, "sandbox", "require_namespaces")) b_.require_namespaces(*v);
+  }
+
+  // [command]: arguments put after the agent's name on its command line (PolicyBuilder::CommandSetup).
+  void command(const toml::table& t) {
+    const toml::node* name = t.get("name");
+    const auto* name_s = name ? name->as_string() : nullptr;
+    if (name_s == nullptr || name_s->get().empty() || name_s->get().find('/') != std::string::npos) {
+      if (name == nullptr) {
+        fail_at(t.source(), "[command] needs name = \"COMMAND\" (the command it applies to)");
+      } else {
+        fail(*name, "[command] name must be a command name without '/' (got " +
+                        (name_s ? "\"" + name_s->get() + "\"" : type_name(*name)) + ")");
+      }
+      return;
+    }
+    PolicyBuilder::CommandSetup setup;
+    setup.name = name_s->get();
+    setup.origin = {Origin::Kind::Profile, "profile " + src_.name};
+    if (auto args = strings(t, "command", "args")) {
+      for (auto& [a, pos] : *args) setup.args.push_back(std::move(a));
+    }
+    if (auto conflicts = strings(t, "command", "conflicts")) {
+      for (auto& [c, pos] : *conflicts) {
+        if (c.empty() || c[0] != '-' || std::count(c.begin(), c.end(), ' ') > 1) {
+          fail_at(t.get("conflicts")->source(),
+                  "[command] conflicts takes \"--FLAG\" or \"--FLAG VALUE\" (got \"" + c + "\")");
+          return;
+        }
+        setup.conflicts.push_back(std::move(c));
+      }
+    }
+    if (const toml::node* m = t.get("conflict_message")) {
+      if (!m->is_string()) {
+        fail(*m, "[command] conflict_message must be a string (got " + type_name(*m) + ")");
+        return;
+      }
+      setup.conflict_message = m->as_string()->get();
+    }
+    if (err_) return;
+    b_.command_setup(std::move(setup));
   }
 
   const ProfileSource& src_;

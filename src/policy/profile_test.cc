@@ -287,3 +287,34 @@ TEST_F(ProfileTest, CreateFilesTakesStateFilesUnderHomeWithTheirContent) {
 
 }  // namespace
 }  // namespace paddock
+
+namespace paddock {
+namespace {
+
+TEST_F(ProfileTest, CommandTableSetsTheAgentsArgumentsAndConflicts) {
+  PolicyBuilder b(ctx_);
+  ASSERT_TRUE(apply_profile({"p", "p.toml",
+                             "[command]\nname = \"agent\"\nargs = [\"-c\", \"x=1\"]\n"
+                             "conflicts = [\"-s ro\", \"--own-sandbox\"]\nconflict_message = \"no\"\n"},
+                            b, ctx_)
+                  .ok());
+  ASSERT_TRUE(b.command_setup().has_value());
+  EXPECT_EQ(b.command_setup()->name, "agent");
+  EXPECT_EQ(b.command_setup()->args, (std::vector<std::string>{"-c", "x=1"}));
+  EXPECT_EQ(b.command_setup()->conflicts, (std::vector<std::string>{"-s ro", "--own-sandbox"}));
+  EXPECT_EQ(b.command_setup()->conflict_message, "no");
+  EXPECT_EQ(b.command_setup()->origin.detail, "profile p");
+
+  EXPECT_EQ(error_of("[command]\nargs = []\n"), "p.toml:1:1: [command] needs name = \"COMMAND\" (the command it applies to)");
+  EXPECT_EQ(error_of("[command]\nname = \"/usr/bin/x\"\n"),
+            "p.toml:2:8: [command] name must be a command name without '/' (got \"/usr/bin/x\")");
+  EXPECT_EQ(error_of("[command]\nname = \"x\"\nargs = \"-v\"\n"),
+            "p.toml:3:8: [command] args must be an array of strings (got a string)");
+  EXPECT_EQ(error_of("[command]\nname = \"x\"\nconflicts = [\"s\"]\n"),
+            "p.toml:3:13: [command] conflicts takes \"--FLAG\" or \"--FLAG VALUE\" (got \"s\")");
+  EXPECT_EQ(error_of("[command]\nname = \"x\"\narg = []\n"),
+            "p.toml:3:1: unknown key \"arg\" in [command] (did you mean \"args\"?)");
+}
+
+}  // namespace
+}  // namespace paddock

@@ -60,14 +60,22 @@ if [ "$who" = __inner ]; then
         cmd2=("$nm/.bin/claude" -p "$prompt2" --continue --allowedTools "Write,Bash")
         ;;
       codex)
-        extra=(--env OPENAI_API_KEY=test)
+        # A real login, kept across runs: `codex login --with-api-key` inside paddock saves the key
+        # in ~/.codex/auth.json (the profile's read+write state directory); every later run (no
+        # OPENAI_API_KEY passed) must send it. Checked below (step login).
+        login_key="sk-paddock-login-$RANDOM$RANDOM"
+        if ! (cd "$proj" && printf '%s\n' "$login_key" | HOME=$home timeout 60 "$paddock_bin" run --profile codex \
+              --read "$nm" -- "$nm/.bin/codex" login --with-api-key >"$work/stdout0" 2>"$work/stderr0"); then
+          fail "step login: codex login --with-api-key failed inside paddock: $(tail -5 "$work/stderr0")"
+        fi
         # Codex 0.169 ignores OPENAI_BASE_URL (it went to api.openai.com): a provider of its own,
-        # set on the command line so that ~/.codex/config.toml is not touched.
-        provider="{name=\"mock\", base_url=\"$base/v1\", env_key=\"OPENAI_API_KEY\", wire_api=\"responses\"}"
-        # Codex's own sandbox (bubblewrap) cannot nest inside paddock's: paddock is the sandbox.
-        cmd=("$nm/.bin/codex" exec --skip-git-repo-check -s danger-full-access
+        # set on the command line so that ~/.codex/config.toml is not touched, using the login.
+        provider="{name=\"mock\", base_url=\"$base/v1\", wire_api=\"responses\", requires_openai_auth=true}"
+        # No sandbox choice here: Codex's own (bubblewrap) cannot nest inside paddock's, and the
+        # codex profile tells it that paddock is its sandbox (checked below).
+        cmd=("$nm/.bin/codex" exec --skip-git-repo-check
              -c "model_providers.mock=$provider" -c model_provider=mock -c model=mock-model "$prompt")
-        cmd2=("$nm/.bin/codex" exec --skip-git-repo-check -s danger-full-access
+        cmd2=("$nm/.bin/codex" exec --skip-git-repo-check
               -c "model_providers.mock=$provider" -c model_provider=mock -c model=mock-model resume --last "$prompt2")
         ;;
       pi)
@@ -117,6 +125,19 @@ EOF
       grep -q 'OUTSIDE-EXIT=' "$results" || fail "step write-outside: the write outside the project did not run"
       grep -q 'HOME-EXIT=' "$results" || fail "step write-outside: the write to ~/outside-home.txt did not run"
     fi
+    if [ "$agent" = codex ]; then
+      if ! grep -q "\"authorization\":\"Bearer $login_key\"" "$logs/requests.jsonl" 2>/dev/null; then
+        fail "step login: no request carried the key saved by codex login in the run before"
+      fi
+      # Told by its profile that paddock is its sandbox: no command failed on its own bubblewrap,
+      # and what it contacts at start (plugins, analytics, updates) is off rather than refused.
+      if grep -q 'bwrap' "$results" 2>/dev/null; then
+        fail "step own-sandbox: codex ran its commands in its own sandbox, which failed: $(grep -m1 bwrap "$results" | head -c 300)"
+      fi
+      if grep 'network: blocked' "$work/stderr" | grep -v "$other_host" | grep -q .; then
+        fail "step start-hosts: codex contacted hosts its profile should have turned off: $(grep 'network: blocked' "$work/stderr" | grep -v "$other_host")"
+      fi
+    fi
     if ! grep -q "\"allowed\":false.*\"host\":\"$other_host\"" "$work/net.jsonl" 2>/dev/null; then
       fail "step other-host: paddock's network log has no refusal of $other_host: $(head -c 600 "$work/net.jsonl" 2>/dev/null)"
     fi
@@ -140,16 +161,79 @@ EOF
     if grep -q 'left behind' "$work/stderr2"; then
       fail "step second-run: paddock left something behind: $(grep 'left behind' "$work/stderr2")"
     fi
+    # An interactive start: the agent's own terminal interface, in a terminal tmux drives, with the
+    # same HOME (its state from the runs above), the same profile and rules. The prompt is typed;
+    # the tool loop must write hello.txt again; the agent is quit as a user would.
+    rm -f "$proj/hello.txt"
+    tui=() ready='' quit=''  # quit: what is typed, then Enter (a slash command); empty: Ctrl-D
+    case "$agent" in
+      claude)
+        # What a user who finished Claude Code's first-start dialogs has in ~/.claude.json (theme,
+        # the API key approved, the project trusted); the runs above (-p) never show them.
+        node -e 'const [f, proj] = process.argv.slice(1); const fs = require("fs");
+          const j = JSON.parse(fs.readFileSync(f, "utf8") || "{}");
+          Object.assign(j, {hasCompletedOnboarding: true, theme: "dark", customApiKeyResponses: {approved: ["test"], rejected: []}});
+          j.projects = j.projects || {}; j.projects[proj] = Object.assign(j.projects[proj] || {}, {hasTrustDialogAccepted: true});
+          fs.writeFileSync(f, JSON.stringify(j))' "$home/.claude.json" "$(cd "$proj" && pwd -P)"
+        tui=("$nm/.bin/claude" --permission-mode default --allowedTools "Write,Bash") ready='? for shortcuts' quit=/exit ;;
+      codex)
+        tui=("$nm/.bin/codex" -c "model_providers.mock=$provider" -c model_provider=mock -c model=mock-model)
+        ready='? for shortcuts' quit=/quit ;;
+      pi) tui=("$nm/.bin/pi" --offline --provider mock --model mock-model) ready='mock-model' ;;
+    esac
+    tsock=paddock-agents-$$-$agent
+    {
+      printf 'cd %q && HOME=%q' "$proj" "$home"
+      printf ' %q' "$paddock_bin" run --profile "$agent" --timeout "${PADDOCK_AGENT_TEST_TIMEOUT:-90s}" \
+        --allow-domain "127.0.0.1:$port" --read "$nm" "${extra[@]}" -- "${tui[@]}"
+      printf ' 2>%q; echo $? >%q\n' "$work/stderr3" "$work/tui.rc"
+    } >"$work/tui.sh"
+    pane() { tmux -L "$tsock" capture-pane -p -t tui 2>/dev/null; }
+    waitfor() {  # waitfor SECONDS TEST...: polls every 0.2 s
+      local n=$(($1 * 5)); shift
+      for _ in $(seq "$n"); do "$@" && return 0; sleep 0.2; done
+      return 1
+    }
+    # SHELL: tmux runs the command with it, and the test user's login shell is nologin.
+    SHELL=/bin/sh tmux -L "$tsock" -f /dev/null new-session -d -s tui -x 140 -y 45 "sh $work/tui.sh; sleep 600"
+    if ! waitfor 60 sh -c "tmux -L $tsock capture-pane -p -t tui 2>/dev/null | grep -qF -- '$ready'"; then
+      fail "step interactive: the terminal interface did not come up (no '$ready' on screen): $(pane | grep -v '^$' | tail -15)"
+    else
+      tmux -L "$tsock" send-keys -t tui -l "$prompt"
+      sleep 0.5
+      tmux -L "$tsock" send-keys -t tui Enter
+      if ! waitfor 60 test -s "$proj/hello.txt"; then
+        fail "step interactive: the typed prompt did not make the agent write hello.txt: $(pane | grep -v '^$' | tail -15)"
+      fi
+      sleep 1
+      if [ -n "$quit" ]; then
+        tmux -L "$tsock" send-keys -t tui -l "$quit"
+        sleep 1  # the slash-command menu opens first; Enter then runs the command
+        tmux -L "$tsock" send-keys -t tui Enter
+      else
+        tmux -L "$tsock" send-keys -t tui C-d
+      fi
+      if ! waitfor 30 test -s "$work/tui.rc"; then
+        fail "step interactive: ${quit:-Ctrl-D} did not quit the agent: $(pane | grep -v '^$' | tail -15)"
+      elif [ "$(cat "$work/tui.rc")" != 0 ]; then
+        fail "step interactive: paddock run exited $(cat "$work/tui.rc"): $(tail -5 "$work/stderr3")"
+      fi
+    fi
+    tmux -L "$tsock" kill-server 2>/dev/null || true
+    if grep -q 'left behind' "$work/stderr3" 2>/dev/null; then
+      fail "step interactive: paddock left something behind: $(grep 'left behind' "$work/stderr3")"
+    fi
+
     kill "$mock_pid" 2>/dev/null || true
     wait "$mock_pid" 2>/dev/null || true
     [ ! -s "$logs/errors.jsonl" ] || fail "step mock: $(head -c 600 "$logs/errors.jsonl")"
     if [ "$failures" = "$before" ]; then
-      echo "PASS [$agent] tool loop; ~/.ssh hidden; loopback listener, other host, writes outside the project refused; the second run continues the session ($(($(date +%s) - start))s)"
+      echo "PASS [$agent] tool loop; ~/.ssh hidden; loopback listener, other host, writes outside the project refused; the second run continues the session; the interactive start works in a terminal ($(($(date +%s) - start))s)"
       if [ "${PADDOCK_AGENT_TEST_KEEP:-0}" = 1 ]; then echo "kept: $work"; else rm -rf "$work"; fi
     else
-      for n in "" 2; do
+      for n in "" 2 3; do
         echo "---- [$agent] run ${n:-1}: paddock stderr (last 40 lines):"; tail -n 40 "$work/stderr$n"
-        echo "---- [$agent] run ${n:-1}: stdout (last 20 lines):"; tail -n 20 "$work/stdout$n"
+        echo "---- [$agent] run ${n:-1}: stdout (last 20 lines):"; tail -n 20 "$work/stdout$n" 2>/dev/null
       done
       [ ! -s "$logs/unknown_routes.jsonl" ] || { echo "---- [$agent] unknown routes:"; sort -u "$logs/unknown_routes.jsonl" | head; }
       echo "---- [$agent] kept for debugging: $work"
@@ -167,6 +251,10 @@ fi
 # pi needs Node 20.6 or later (its package.json engines); Debian 12's own nodejs is 18.
 if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 6) ? 0 : 1)'; then
   echo "SKIPPED: node $(node --version) is older than 20.6, which pi (@mariozechner/pi-coding-agent) needs"
+  exit 77
+fi
+if ! command -v tmux >/dev/null 2>&1; then
+  echo "SKIPPED: tmux is not installed (scripts/setup.sh installs it): the interactive starts cannot be driven"
   exit 77
 fi
 for a in "${agents[@]}"; do

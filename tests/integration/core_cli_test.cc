@@ -215,6 +215,37 @@ TEST(CoreProfile, AKnownAgentCommandPicksItsProfile) {
   EXPECT_TRUE(contains(other.out, "\"profile\": \"default\"")) << describe(other);
 }
 
+// The codex profile tells Codex that paddock is its sandbox: its own arguments right after the
+// name (so the user's own, after them, win), said in one line; a sandbox the user picks that
+// cannot start inside is warned about before and after the run (issue 13).
+TEST(CoreProfile, CodexIsToldPaddockIsItsSandbox) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  write_file(w.project + "/bin/codex", "#!/bin/sh\nfor a in \"$@\"; do echo \"ARG:$a\"; done\n", 0755);
+  auto r = w.paddock({"run", "--", w.project + "/bin/codex", "exec", "hi"});
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "ARG:-c\nARG:sandbox_mode=\"danger-full-access\"\n")) << describe(r);
+  EXPECT_TRUE(contains(r.out, "ARG:features.plugins=false\n")) << describe(r);
+  EXPECT_TRUE(contains(r.out, "ARG:exec\nARG:hi\n")) << describe(r);
+  EXPECT_LT(r.out.find("sandbox_mode"), r.out.find("ARG:exec")) << describe(r);
+  EXPECT_TRUE(contains(r.err, "[paddock] codex: added -c sandbox_mode=\"danger-full-access\"")) << describe(r);
+  EXPECT_FALSE(contains(r.err, "warning: codex")) << describe(r);
+
+  auto own = w.paddock({"run", "--", w.project + "/bin/codex", "exec", "-s", "workspace-write", "hi"});
+  ASSERT_EQ(own.code, 0) << describe(own);
+  EXPECT_TRUE(contains(own.out, "ARG:-s\nARG:workspace-write\nARG:hi\n")) << describe(own);
+  std::string warning = "[paddock] warning: codex -s workspace-write: Codex's own sandbox (bubblewrap) cannot start";
+  auto first = own.err.find(warning);
+  ASSERT_NE(first, std::string::npos) << describe(own);
+  EXPECT_NE(own.err.find(warning, first + 1), std::string::npos) << "said again after the run: " << describe(own);
+
+  // Another command under the codex profile is left as typed.
+  auto other = w.paddock({"run", "--profile", "codex", "--", "/bin/echo", "plain"});
+  ASSERT_EQ(other.code, 0) << describe(other);
+  EXPECT_EQ(other.out, "plain\n") << describe(other);
+  EXPECT_FALSE(contains(other.err, "added -c")) << describe(other);
+}
+
 // A launcher installed the npm way (~/.npm-global/bin/tool -> ../lib/node_modules/tool/bin/tool.sh)
 // works with the flags the warning suggests: the typed name exists inside and the script finds
 // its package (issue 13, bug 4). With namespaces and in the fallback.
