@@ -58,8 +58,11 @@ int main(int argc, char** argv) {
     return paddock::cli::run_with_default_flags(std::vector<std::string>(argv + 3, argv + argc));
   }
   // The wrapper and the runner take a fixed argv and no options: nothing for a parser to reinterpret.
-  if (argc > 2 && std::strcmp(argv[1], "host") == 0 &&
-      (std::strcmp(argv[2], "wrap") == 0 || std::strcmp(argv[2], "runner") == 0)) {
+  // sudo matches the runner's rule against its arguments joined by spaces, so "host runner ..." may
+  // also arrive as one argument: refused there, by the same fixed-form check.
+  if ((argc > 2 && std::strcmp(argv[1], "host") == 0 &&
+       (std::strcmp(argv[2], "wrap") == 0 || std::strcmp(argv[2], "runner") == 0)) ||
+      (argc > 1 && std::strncmp(argv[1], "host ", 5) == 0)) {
     return paddock::cli::host_fixed_main(argc, argv);
   }
   CLI::App app{"paddock: a sandbox for AI coding agents", "paddock"};

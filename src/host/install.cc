@@ -200,7 +200,7 @@ class Installer {
       say("+ user " + a.user + " (useradd --system, group " + a.group + ", home " + a.state_dir + ", no login)");
       if (!opt_.dry_run) {
         if (auto r = run_tool({kUseradd, "--system", "--gid", a.group, "--home-dir", a.state_dir, "--no-create-home",
-                               "--shell", kNologin, "--comment", "paddock host: agent " + a.name, a.user});
+                               "--shell", kNologin, "--comment", "paddock host agent " + a.name, a.user});
             !r)
           return r;
         if (auto r = record({{"kind", "user"}, {"name", a.user}}); !r) return r;

@@ -108,7 +108,7 @@ Result<void> private_mount_namespace() {
   return {};
 }
 
-Result<void> mount_project(int dirfd, const std::string& path, int userns_fd, const std::string& cover) {
+Result<sys::UniqueFd> clone_project(int dirfd, int userns_fd, const std::string& path) {
   sys::UniqueFd tree(static_cast<int>(
       ::syscall(SYS_open_tree, dirfd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH)));
   if (!tree) return errno_error("cannot clone the project's mount (open_tree)", errno, path);
@@ -120,6 +120,10 @@ Result<void> mount_project(int dirfd, const std::string& path, int userns_fd, co
                        "mounts: ext4, xfs, btrfs, tmpfs from Linux 6.3, ...)",
                        errno, path);
   }
+  return tree;
+}
+
+Result<void> attach_project(int tree, const std::string& path, const std::string& cover) {
   if (!cover.empty()) {
     if (!path::is_strictly_under(path, cover)) return make_error("not under " + cover, path);
     if (::mount("paddock-host", cover.c_str(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
@@ -132,9 +136,10 @@ Result<void> mount_project(int dirfd, const std::string& path, int userns_fd, co
       d += "/" + rest.substr(0, slash);
       rest = slash == std::string::npos ? "" : rest.substr(slash + 1);
       if (::mkdir(d.c_str(), 0755) != 0 && errno != EEXIST) return errno_error("cannot create", errno, d);
+      if (::chmod(d.c_str(), 0755) != 0) return errno_error("cannot set the mode", errno, d);  // whatever the umask
     }
   }
-  if (::syscall(SYS_move_mount, tree.get(), "", AT_FDCWD, path.c_str(), MOVE_MOUNT_F_EMPTY_PATH) != 0)
+  if (::syscall(SYS_move_mount, tree, "", AT_FDCWD, path.c_str(), MOVE_MOUNT_F_EMPTY_PATH) != 0)
     return errno_error("cannot mount the project (move_mount)", errno, path);
   return {};
 }

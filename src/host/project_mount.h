@@ -35,11 +35,14 @@ Result<sys::UniqueFd> idmap_userns(const IdMap& m);
 // bits; "" when there is none.
 std::string first_unsearchable_parent(const std::string& path, uid_t uid, const std::vector<gid_t>& gids);
 
-// In the calling process's (already private) mount namespace: clones the mount of DIRFD (the
-// project, opened before any check, so the checked directory is the one mounted), idmaps it with
-// USERNS_FD, nosuid and nodev, and puts it at PATH. When COVER is not empty (an ancestor of PATH)
-// a tmpfs first covers it with just the directories down to PATH.
-Result<void> mount_project(int dirfd, const std::string& path, int userns_fd, const std::string& cover);
+// A detached copy of the mount of DIRFD (the project, opened before any check, so the checked
+// directory is the one mounted), idmapped with USERNS_FD, nosuid and nodev. Made in the mount
+// namespace DIRFD belongs to, before the runner leaves it.
+Result<sys::UniqueFd> clone_project(int dirfd, int userns_fd, const std::string& path);
+
+// In the calling process's (private) mount namespace: puts TREE at PATH. When COVER is not empty
+// (an ancestor of PATH) a tmpfs first covers it with just the directories down to PATH.
+Result<void> attach_project(int tree, const std::string& path, const std::string& cover);
 
 // unshare(CLONE_NEWNS) with every mount made a slave: what the runner mounts stays its own.
 Result<void> private_mount_namespace();

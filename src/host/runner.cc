@@ -317,22 +317,24 @@ Result<Prepared> prepare_runner(const FixedArgs& args, const CallerFacts& facts)
   // 7. The agent's state for this user, and the synced config in it (written as the agent).
   if (auto r = ensure_state_home(agent, user->name, agent_id.uid, agent_id.gid); !r) return std::move(r).take_error();
   const std::string state_home = as->state_home;
-  ::umask(077);
   auto wrote = run_as(agent_id, [&]() -> Result<std::string> {
+    ::umask(077);  // the agent's state is its own
     if (auto w = write_tree(state_home, agent.config_source, *files); !w) return std::move(w).take_error();
     return std::string();
   });
   if (!wrote) return std::move(wrote).take_error();
   // 8. The project, idmapped, in a mount namespace of this process's own.
-  if (auto r = private_mount_namespace(); !r) return std::move(r).take_error();
   auto userns = idmap_userns({static_cast<uid_t>(user->uid), static_cast<gid_t>(user->gid), agent_id.uid, agent_id.gid});
   if (!userns) return std::move(userns).take_error();
+  auto tree = clone_project(cwd_fd.get(), userns->get(), *cwd);
+  if (!tree) return std::move(tree).take_error();
+  if (auto r = private_mount_namespace(); !r) return std::move(r).take_error();
   struct stat before_bin, before_state;
   const std::string bin_root = agent.hide_dir.empty() ? agent.binary : agent.hide_dir;
   if (::stat(agent.binary.c_str(), &before_bin) != 0) return errno_error("cannot find the agent", errno, agent.binary);
   if (::stat(state_home.c_str(), &before_state) != 0) return errno_error("cannot find", errno, state_home);
   const std::string cover = first_unsearchable_parent(*cwd, agent_id.uid, agent_id.groups);
-  if (auto r = mount_project(cwd_fd.get(), *cwd, userns->get(), cover); !r) return std::move(r).take_error();
+  if (auto r = attach_project(tree->get(), *cwd, cover); !r) return std::move(r).take_error();
   struct stat after;
   if (::stat(agent.binary.c_str(), &after) != 0 || after.st_ino != before_bin.st_ino || after.st_dev != before_bin.st_dev ||
       ::stat(state_home.c_str(), &after) != 0 || after.st_ino != before_state.st_ino)
@@ -340,8 +342,16 @@ Result<Prepared> prepare_runner(const FixedArgs& args, const CallerFacts& facts)
   // 9. The agent user, for good.
   const std::string no_profiles = agent.state_dir + "/.no-user-profiles";  // root's dir: nothing can appear there
   ::setenv("XDG_CONFIG_HOME", no_profiles.c_str(), 1);
+  // Nothing of root's kept open: the idmapping, the detached tree, the directory handle.
+  userns->reset();
+  tree->reset();
+  cwd_fd.reset();
   if (auto r = become(agent_id); !r) return std::move(r).take_error();
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno_error("no_new_privs", errno);
+  // Changing ids made this process non-dumpable, which leaves its /proc files root's: the engine
+  // could not write its sandbox's uid_map. It holds nothing of root's any more (above), so the
+  // agent user may own it like any process of its own.
+  if (::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0) return errno_error("dumpable", errno);
   if (::chdir(cwd->c_str()) != 0) return errno_error("cannot enter the project", errno, *cwd);
   // 10. The sandbox's policy, built as the agent user on what it now sees.
   HostContext ctx;

@@ -34,7 +34,7 @@ class UserDb {
   virtual std::vector<std::string> group_members(unsigned gid) const = 0;
 };
 
-// The real database: getpwnam_r, getpwuid_r, getgrnam_r, getpwent, getgrouplist.
+// The real database: /etc/passwd and /etc/group (users.cc says why not NSS).
 std::shared_ptr<UserDb> real_users();
 
 // A fixed table, for tests.

@@ -32,11 +32,10 @@ lacks() {
 
 # What install touches, to compare after uninstall: users, groups, sudoers, the files.
 snapshot() {
-  {
-    cat /etc/passwd /etc/group /etc/shadow /etc/gshadow 2>/dev/null
-    ls -la --time-style=+ /etc/sudoers.d
-    find "$T" -printf '%p %u:%g %m\n' 2>/dev/null | sort
-  } | sha256sum
+  cat /etc/passwd /etc/group
+  echo "shadow $(cat /etc/shadow /etc/gshadow | sha256sum)"
+  ls -la --time-style=+ /etc/sudoers.d
+  find "$T" -printf '%p %u:%g %m\n' 2>/dev/null | sort
 }
 
 cleanup() {
@@ -45,7 +44,7 @@ cleanup() {
   rm -f "/etc/sudoers.d/paddock-$agent"
   for u in "${users[@]}" "$agent-agent"; do id "$u" >/dev/null 2>&1 && userdel -r "$u" >/dev/null 2>&1; done
   getent group "$agent-agent" >/dev/null && groupdel "$agent-agent"
-  [ -n "${T:-}" ] && rm -rf "$T"
+  [ -n "${T:-}" ] && rm -rf "$T" "$T.logs"
 }
 trap cleanup EXIT
 T=
@@ -54,6 +53,8 @@ before_all=$(cat /etc/passwd /etc/group | sha256sum)
 
 T=$(mktemp -d /tmp/paddock-host-test.XXXXXX)
 chmod 755 "$T"
+L=$T.logs  # outside $T, which the snapshots cover
+mkdir "$L"
 mkdir -p "$T/bin" "$T/agent/bin" "$T/wbin" "$T/projects/bob"
 cp "$paddock_src" "$T/bin/paddock"
 chmod 755 "$T/bin/paddock"
@@ -142,12 +143,12 @@ chown pdkh-alice "$T/host.toml"
 out=$("$P" host install --config "$T/host.toml" 2>&1) && fail "install with a config alice owns" || true
 contains "a config not root's is refused" "is owned by uid $alice_uid, not root" "$out"
 chown root "$T/host.toml"
-"$P" host install --config "$T/host.toml" > "$T/install.log"
-contains "install creates the sudoers rule" "+ sudoers /etc/sudoers.d/paddock-$agent" "$(cat "$T/install.log")"
+"$P" host install --config "$T/host.toml" > "$L/install.log" || { fail "install"; cat "$L/install.log"; exit 1; }
+contains "install creates the sudoers rule" "+ sudoers /etc/sudoers.d/paddock-$agent" "$(cat "$L/install.log")"
 expect "install again has nothing to do" "nothing to do: everything is installed as $T/host.toml says" \
   "$("$P" host install --config "$T/host.toml")"
-if "$P" host check --config "$T/host.toml" > "$T/check.log"; then pass "check passes after install"; else fail "check after install"; cat "$T/check.log"; fi
-contains "check verifies the bypass" "is neither executable nor readable by its host users" "$(cat "$T/check.log")"
+if "$P" host check --config "$T/host.toml" > "$L/check.log"; then pass "check passes after install"; else fail "check after install"; cat "$L/check.log"; fi
+contains "check verifies the bypass" "is neither executable nor readable by its host users" "$(cat "$L/check.log")"
 agent_uid=$(id -u "$agent-agent")
 
 echo "== an authorized user in an authorized root"
@@ -159,8 +160,8 @@ contains "another user's home is invisible" "no-bob" "$out"
 contains "the host user's ~/.ssh is invisible" "no-ssh" "$out"
 contains "the rest of the host user's home is invisible" "no-notes" "$out"
 contains "the project is writable" "wrote" "$out"
-expect "what the agent wrote belongs to the host user" "pdkh-alice:pdkh-alice" \
-  "$(stat -c %U:%G /home/pdkh-alice/src/proj/agent-wrote.txt)"
+expect "what the agent wrote belongs to the host user (and has the shell's umask)" "pdkh-alice:pdkh-alice 644" \
+  "$(stat -c '%U:%G %a' /home/pdkh-alice/src/proj/agent-wrote.txt)"
 expect "arguments arrive verbatim" 'arg1=[a b]
 arg2=[$(id)]
 arg3=[;]' "$(grep '^arg' <<<"$out")"
@@ -229,12 +230,12 @@ echo "== explain"
 out=$(as pdkh-alice /home/pdkh-alice/src/proj "$P" host explain --config "$T/host.toml" 2>&1) || fail "explain exited $?"
 contains "explain: roots" "  ~/src  (/home/pdkh-alice/src)" "$out"
 contains "explain: here" "here (/home/pdkh-alice/src/proj): allowed, under ~/src" "$out"
-contains "explain: env with its source" "PDKH_OVERRIDE=managed    [managed $T/host.toml:" "$out"
+contains "explain: env with its source" "PDKH_OVERRIDE=managed    [managed: $T/host.toml:18:1]" "$out"
 contains "explain: what it overrides" "overrides synced PDKH_OVERRIDE=from-user [/home/pdkh-alice/.pi-test/agent/paddock.env:2]" "$out"
 
 echo "== uninstall"
-"$P" host uninstall --config "$T/host.toml" > "$T/uninstall.log" || { fail "uninstall"; cat "$T/uninstall.log"; }
-rm -f /home/pdkh-alice/src/proj/agent-wrote.txt
+"$P" host uninstall --config "$T/host.toml" > "$L/uninstall.log" || { fail "uninstall"; cat "$L/uninstall.log"; }
+rm -f /home/pdkh-alice/src/proj/agent-wrote.txt "$T/projects/bob/api/agent-wrote.txt"
 expect "uninstall leaves users, groups, sudoers and files as before install" "$before" "$(snapshot)"
 out=$("$P" host check --config "$T/host.toml" 2>&1) && fail "check passes after uninstall" || pass "check fails after uninstall"
 
