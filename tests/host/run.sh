@@ -155,6 +155,7 @@ echo "== an authorized user in an authorized root"
 out=$(as pdkh-alice /home/pdkh-alice/src/proj "$cmd" "a b" '$(id)' ';' 2>&1) || fail "alice's run exited $?"
 expect "the agent runs as the agent user" "uid=$agent_uid user=$agent-agent" "$(grep '^uid=' <<<"$out")"
 contains "in the project" "cwd=/home/pdkh-alice/src/proj" "$out"
+lacks "with namespaces, not the fallback (the runner's /proc is the agent's own)" "user namespaces unavailable" "$out"
 contains "HOME is alice's agent state" "home=$T/state/$agent/users/pdkh-alice" "$out"
 contains "another user's home is invisible" "no-bob" "$out"
 contains "the host user's ~/.ssh is invisible" "no-ssh" "$out"
@@ -183,6 +184,11 @@ out=$(as pdkh-alice /home/pdkh-alice/src/proj paddock-does-not-matter 2>&1 || tr
 out=$(as pdkh-bob "$T/projects/bob/api" "$cmd" 2>&1) || fail "bob's run exited $?"
 contains "bob runs in his own root" "cwd=$T/projects/bob/api" "$out"
 contains "bob cannot see alice's home either" "no-ssh" "$out"
+
+if command -v script >/dev/null; then
+  out=$(as pdkh-alice /home/pdkh-alice/src/proj script -qec "$cmd tty-run" /dev/null 2>&1) || fail "run on a terminal exited $?"
+  contains "on a terminal (sudo's pty, paddock's pty)" "arg1=[tty-run]" "$out"
+fi
 
 echo "== refusals"
 out=$(as pdkh-alice /home/pdkh-alice/notes "$cmd" 2>&1) && fail "outside the roots: ran" || true
