@@ -8,7 +8,8 @@ pkgs=(build-essential cmake ninja-build pkg-config
       libseccomp-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev
       libgtest-dev libgmock-dev libbenchmark-dev lld clang libclang-rt-14-dev
       bubblewrap hyperfine jq iproute2 util-linux procps python3 git time
-      openssl curl passwd login findutils coreutils sudo
+      openssl curl passwd login findutils coreutils
+      sudo     # paddock host escalates through it (docs/host.md; tests/host/run.sh)
       apparmor)  # apparmor_parser: tests/packaging/apparmor.sh parses the AppArmor profile
 
 if [ "${PADDOCK_NO_INSTALL:-0}" != 1 ]; then
