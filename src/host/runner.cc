@@ -340,7 +340,13 @@ Result<Prepared> prepare_runner(const FixedArgs& args, const CallerFacts& facts)
       ::stat(state_home.c_str(), &after) != 0 || after.st_ino != before_state.st_ino)
     return make_error("the agent or its state lies under " + cover + ", which the project's mount covers", *cwd);
   // 9. The agent user, for good.
-  const std::string no_profiles = agent.state_dir + "/.no-user-profiles";  // root's dir: nothing can appear there
+  // The runner's own environment is what sudo kept: nothing of it reaches the agent (the layers
+  // above are all it gets), and nothing of it steers paddock itself (PADDOCK_*, XDG_*). A profile
+  // named by a built-in's `extends` is looked up under XDG_CONFIG_HOME: a directory in the root's
+  // state dir that does not exist and that the agent cannot create.
+  const std::string no_profiles = agent.state_dir + "/.no-user-profiles";
+  ::clearenv();
+  ::setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 1);
   ::setenv("XDG_CONFIG_HOME", no_profiles.c_str(), 1);
   // Nothing of root's kept open: the idmapping, the detached tree, the directory handle.
   userns->reset();
