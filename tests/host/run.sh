@@ -232,6 +232,17 @@ contains "reading it refused" "Permission denied" "$out"
 out=$(as pdkh-alice /home/pdkh-alice/src/proj sudo -n "$T/agent/bin/fake-agent" 2>&1) && fail "sudo ran the real binary" || true
 contains "sudo does not run it either" "sudo:" "$out"
 
+echo "== check finds what weakens the setup"
+chmod o+rx "$T/agent" "$T/agent/bin/fake-agent"
+out=$("$P" host check --config "$T/host.toml" 2>&1) && fail "check passed with the agent world-executable" || true
+contains "check: the bypass is reported" "FAIL agent $agent: pdkh-alice can execute and read the real agent" "$out"
+chmod 0750 "$T/agent"; chmod 0755 "$T/agent/bin/fake-agent"
+gpasswd -a pdkh-bob "$agent-agent" >/dev/null
+out=$("$P" host check --config "$T/host.toml" 2>&1) && fail "check passed with bob in the agent group" || true
+contains "check: a host user in the agent group is reported" "FAIL agent $agent: pdkh-bob is in the agent group" "$out"
+gpasswd -d pdkh-bob "$agent-agent" >/dev/null
+out=$("$P" host check --config "$T/host.toml" 2>&1) && pass "check passes again once repaired" || { fail "check after repair"; echo "$out"; }
+
 echo "== explain"
 out=$(as pdkh-alice /home/pdkh-alice/src/proj "$P" host explain --config "$T/host.toml" 2>&1) || fail "explain exited $?"
 contains "explain: roots" "  ~/src  (/home/pdkh-alice/src)" "$out"
@@ -240,6 +251,11 @@ contains "explain: env with its source" "PDKH_OVERRIDE=managed    [managed: $T/h
 contains "explain: what it overrides" "overrides synced PDKH_OVERRIDE=from-user [/home/pdkh-alice/.pi-test/agent/paddock.env:2]" "$out"
 
 echo "== uninstall"
+mid=$(snapshot)
+out=$("$P" host uninstall --dry-run --config "$T/host.toml")
+contains "uninstall --dry-run lists the user" "would: - user $agent-agent" "$out"
+contains "uninstall --dry-run lists the restored mode" "would: - owner and mode of $T/agent back to 0:0 0755" "$out"
+expect "uninstall --dry-run changes nothing" "$mid" "$(snapshot)"
 "$P" host uninstall --config "$T/host.toml" > "$L/uninstall.log" || { fail "uninstall"; cat "$L/uninstall.log"; }
 rm -f /home/pdkh-alice/src/proj/agent-wrote.txt "$T/projects/bob/api/agent-wrote.txt"
 expect "uninstall leaves users, groups, sudoers and files as before install" "$before" "$(snapshot)"
