@@ -180,7 +180,6 @@ PDKH_MANAGED=managed
 PDKH_OVERRIDE=managed
 PDKH_RUNTIME=from-shell
 PDKH_SYNCED=from-user' "$(grep '^PDKH_' <<<"$out")"
-out=$(as pdkh-alice /home/pdkh-alice/src/proj paddock-does-not-matter 2>&1 || true)
 out=$(as pdkh-bob "$T/projects/bob/api" "$cmd" 2>&1) || fail "bob's run exited $?"
 contains "bob runs in his own root" "cwd=$T/projects/bob/api" "$out"
 contains "bob cannot see alice's home either" "no-ssh" "$out"
