@@ -565,6 +565,15 @@ class Reader {
                                      a.command + "\"");
           return;
         }
+        auto alias = [](std::string n) {
+          std::replace(n.begin(), n.end(), '-', '_');
+          return n;
+        };
+        if (alias(cfg_.agents[j].name) == alias(a.name)) {
+          fail_at_where(a.where, "agents " + cfg_.agents[j].name + " and " + a.name +
+                                     " would share one sudoers alias ('-' and '_' are the same there)");
+          return;
+        }
         if (cfg_.agents[j].state_dir == a.state_dir) {
           fail_at_where(a.where, "agents " + cfg_.agents[j].name + " and " + a.name + " share the state_dir " +
                                      a.state_dir);

@@ -216,6 +216,11 @@ TEST_F(HostConfigTest, WhatInstallWouldBreak) {
   EXPECT_EQ(error_of(with("", "[host]\npaddock = \"/opt/my paddock/paddock\"\n")),
             "host.toml:17:11: paddock in [host] has a character that cannot go into a sudoers rule or a script "
             "(letters, digits and / . _ + - only)");
+  EXPECT_EQ(error_of(with("state_dir = \"/var/lib/paddock/agents/pi\"", "state_dir = \"/var/lib\"")),
+            "host.toml:5:13: state_dir \"/var/lib\" must be a directory of its own (e.g. /var/lib/paddock/agents/pi)");
+  EXPECT_EQ(error_of("[agents.p_i]\nbinary = \"/opt/y/y\"\n[agents.p-i]\nbinary = \"/opt/x/x\"\ncommand = \"x\"\n"
+                     "[users.bob]\nroots = [\"~/src\"]\n"),
+            "host.toml:1:9: agents p-i and p_i would share one sudoers alias ('-' and '_' are the same there)");
   EXPECT_EQ(error_of(with("command = \"pi\"", "profile = \"nope\"")).substr(0, 46),
             "host.toml:3:11: no built-in profile \"nope\" (av");
 }
