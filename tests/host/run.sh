@@ -143,6 +143,10 @@ chown pdkh-alice "$T/host.toml"
 out=$("$P" host install --config "$T/host.toml" 2>&1) && fail "install with a config alice owns" || true
 contains "a config not root's is refused" "is owned by uid $alice_uid, not root" "$out"
 chown root "$T/host.toml"
+echo "#!/bin/sh" > "$T/wbin/$cmd"
+out=$("$P" host install --config "$T/host.toml" 2>&1) && fail "install over a wrapper it did not write" || true
+contains "install does not overwrite a file it did not write" "$T/wbin/$cmd: exists and was not written by paddock host install" "$out"
+rm "$T/wbin/$cmd"  # the steps before it are in the manifest: the next install goes on from there
 "$P" host install --config "$T/host.toml" > "$L/install.log" || { fail "install"; cat "$L/install.log"; exit 1; }
 contains "install creates the sudoers rule" "+ sudoers /etc/sudoers.d/paddock-$agent" "$(cat "$L/install.log")"
 expect "install again has nothing to do" "nothing to do: everything is installed as $T/host.toml says" \
