@@ -273,10 +273,8 @@ Result<Prepared> prepare_runner(const FixedArgs& args, const CallerFacts& facts)
   Identity agent_id{agent.user, static_cast<uid_t>(agent_user->uid), static_cast<gid_t>(*agent_gid),
                     {static_cast<gid_t>(*agent_gid)}};
   Identity user_id = identity_of(*user, *db);
-  // 5. Env: managed layers from root's files, the runtime layer from what sudo kept.
-  auto managed = managed_env_layers(agent, true);
-  if (!managed) return std::move(managed).take_error();
-  // 6. The user's config, read as the user.
+  // 5. The user's config, read as the user (before any managed secret is in this process's
+  // memory, which the child shares).
   const std::string config_dir = as->config_dir;
   auto bytes = run_as(user_id, [&]() -> Result<std::string> {
     auto tree = read_tree(config_dir);
@@ -286,6 +284,9 @@ Result<Prepared> prepare_runner(const FixedArgs& args, const CallerFacts& facts)
   if (!bytes) return std::move(bytes).take_error();
   auto files = parse_tree(*bytes);
   if (!files) return std::move(files).take_error();
+  // 6. Env: managed layers from root's files, the runtime layer from what sudo kept.
+  auto managed = managed_env_layers(agent, true);
+  if (!managed) return std::move(managed).take_error();
   std::vector<EnvVar> synced;
   std::string synced_settings;
   for (const SyncedFile& f : *files) {
@@ -295,6 +296,8 @@ Result<Prepared> prepare_runner(const FixedArgs& args, const CallerFacts& facts)
       synced = std::move(*vars);
     }
     if (!f.dir && f.rel == agent.settings_file) synced_settings = f.data;
+    if (f.dir && (f.rel == agent.settings_file || f.rel == agent.user_env_file))
+      return make_error("is a directory, not a file", path::join(config_dir, f.rel));
   }
   if (!agent.settings.empty() || !synced_settings.empty()) {
     auto merged = merge_settings_text(synced_settings, path::join(config_dir, agent.settings_file), agent.settings);
