@@ -135,6 +135,13 @@ std::vector<Finding> check(const HostConfig& cfg, const UserDb& db) {
       }
     }
     if (hidden) out.ok(tag + "the real agent " + a.binary + " is neither executable nor readable by its host users");
+    if (a.hide_dir.empty()) {
+      char head[2] = {0, 0};
+      std::ifstream(real, std::ios::binary).read(head, 2);
+      if (head[0] == '#' && head[1] == '!')
+        out.warn(tag + real + " is a script: the rest of its package may still be readable, and an interpreter "
+                 "runs it from there (node .../cli.js); set hide_dir to the package's own directory");
+    }
     if (u && gid) {
       Identity agent_id{a.user, static_cast<uid_t>(u->uid), static_cast<gid_t>(*gid), {static_cast<gid_t>(*gid)}};
       if (what_user_can_do(agent_id, real).find("execute") == std::string::npos)
