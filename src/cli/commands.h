@@ -15,6 +15,9 @@ void register_why(CLI::App& app);
 void register_doctor(CLI::App& app);
 void register_mcp(CLI::App& app);
 void register_integrate(CLI::App& app);
+void register_host(CLI::App& app);
+// `paddock host wrap ...` and `paddock host runner ...`: fixed argv, no parser (cmd_host.cc).
+int host_fixed_main(int argc, char** argv);
 
 // `paddock run -- COMMAND...` with no flags: runs `command` under the default flags without
 // building a parser (nothing to parse). Returns the exit code.

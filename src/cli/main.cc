@@ -31,6 +31,7 @@ constexpr Command kCommands[] = {
     {"doctor", paddock::cli::register_doctor},
     {"mcp", paddock::cli::register_mcp},
     {"integrate", paddock::cli::register_integrate},
+    {"host", paddock::cli::register_host},
 };
 
 // Building a command's options is most of what parsing costs (`paddock run` is on every
@@ -55,6 +56,14 @@ int main(int argc, char** argv) {
   // `paddock run -- COMMAND...`, the way agents are launched, leaves nothing for a parser to do.
   if (argc > 3 && std::strcmp(argv[1], "run") == 0 && std::strcmp(argv[2], "--") == 0) {
     return paddock::cli::run_with_default_flags(std::vector<std::string>(argv + 3, argv + argc));
+  }
+  // The wrapper and the runner take a fixed argv and no options: nothing for a parser to reinterpret.
+  // sudo matches the runner's rule against its arguments joined by spaces, so "host runner ..." may
+  // also arrive as one argument: refused there, by the same fixed-form check.
+  if ((argc > 2 && std::strcmp(argv[1], "host") == 0 &&
+       (std::strcmp(argv[2], "wrap") == 0 || std::strcmp(argv[2], "runner") == 0)) ||
+      (argc > 1 && std::strncmp(argv[1], "host ", 5) == 0)) {
+    return paddock::cli::host_fixed_main(argc, argv);
   }
   CLI::App app{"paddock: a sandbox for AI coding agents", "paddock"};
   app.set_version_flag("--version", "paddock " PADDOCK_VERSION);
