@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/run_command.h"
 #include "cli/footer.h"
 #include "cli/limit_flags.h"
 #include "cli/net_flags.h"
@@ -26,17 +27,6 @@
 
 namespace paddock::cli {
 namespace {
-
-struct RunFlags {
-  PolicyFlags policy;
-  LimitFlags limits;
-  NetFlags net;
-  std::vector<std::string> command;
-  bool no_diagnostics = false;
-  bool exec = false;
-  bool no_pty = false;
-  std::string net_log;  // --net-log FILE
-};
 
 void print_error(const Error& e) {
   std::fprintf(stderr, "paddock: %s\n", e.describe().c_str());
@@ -94,13 +84,18 @@ Result<std::function<void(const NetworkDecision&)>> open_net_log(const std::stri
   });
 }
 
-int do_run(const RunFlags& f) {
+}  // namespace
+
+int run_command(const RunFlags& f, const RunExtras* extras) {
   auto ctx = HostContext::from_process();
   if (!ctx) {
     print_error(ctx.error());
     return 125;
   }
+  if (extras && !extras->project_dir.empty()) ctx->cwd = extras->project_dir;
   PolicyBuilder builder(*ctx);
+  if (extras && !extras->project_dir.empty())
+    builder.cwd_access(Access::ReadWrite, {Origin::Kind::Cwd, extras->project_origin});
   PolicyFlags policy_flags = f.policy;
   if (!policy_flags.profile_given && !f.command.empty()) {
     // `paddock run -- claude` works on the first try: the agent's built-in profile (issue 13).
@@ -136,6 +131,7 @@ int do_run(const RunFlags& f) {
     }
     if (*made) std::fprintf(stderr, "[paddock] created %s (%s)\n", f.path.c_str(), f.origin.detail.c_str());
   }
+  if (extras && extras->add) extras->add(builder);
   if (auto r = apply_limit_flags(f.limits, builder); !r) {
     print_error(r.error());
     return 2;
@@ -154,6 +150,9 @@ int do_run(const RunFlags& f) {
   }
   RunOptions opts;
   opts.argv = f.command;
+  if (extras && !extras->home_dir.empty())
+    opts.mounts.push_back({policy->home, extras->home_dir, Access::ReadWrite, 0});
+  if (extras && extras->before_run) extras->before_run(*policy);
   opts.pty = !f.no_pty;
   opts.test_resolve = egress.resolve;
   opts.count_output = !f.limits.report.empty();
@@ -242,17 +241,14 @@ int do_run(const RunFlags& f) {
   return res->shell_code();
 }
 
-}  // namespace
-
 int run_with_default_flags(std::vector<std::string> command) {
   RunFlags flags;
   flags.command = std::move(command);
-  return do_run(flags);
+  return run_command(flags);
 }
 
-void register_run(CLI::App& app) {
-  auto flags = std::make_shared<RunFlags>();
-  auto* cmd = app.add_subcommand("run", "Run a command confined to the current project");
+void add_run_flags(CLI::App* cmd, RunFlags& f) {
+  RunFlags* flags = &f;
   add_policy_flags(cmd, flags->policy);
   add_limit_flags(cmd, flags->limits);
   add_net_flags(cmd, flags->net);
@@ -263,6 +259,12 @@ void register_run(CLI::App& app) {
   cmd->add_flag("--no-pty", flags->no_pty, "Do not give the command its own pseudo-terminal");
   cmd->add_option("--net-log", flags->net_log,
                   "Filtered network: append each allow/deny decision to FILE as a JSON line, as it happens");
+}
+
+void register_run(CLI::App& app) {
+  auto flags = std::make_shared<RunFlags>();
+  auto* cmd = app.add_subcommand("run", "Run a command confined to the current project");
+  add_run_flags(cmd, *flags);
   cmd->add_option("command", flags->command, "The command and its arguments (after --)");
   cmd->callback([flags] {
     if (const auto* after = command_after_dashes()) flags->command.insert(flags->command.end(), after->begin(), after->end());
@@ -271,7 +273,7 @@ void register_run(CLI::App& app) {
       set_exit_code(2);
       return;
     }
-    set_exit_code(do_run(*flags));
+    set_exit_code(run_command(*flags));
   });
 }
 

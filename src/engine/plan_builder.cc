@@ -144,6 +144,10 @@ class Planner {
     ll("/", LANDLOCK_ACCESS_FS_READ_DIR);
 
     bool home_rule = false, tmp_rule = false;
+    // A mount of its own at HOME (a jail's stable HOME, RunOptions::mounts) takes the fresh
+    // tmpfs's place: HOME is that directory, and the profile's grants under HOME are bound into it.
+    for (const SandboxMount& m : in_.extra_mounts)
+      if (!policy_.home.empty() && m.sandbox_path == policy_.home) home_rule = true;
     for (const PathRule& r : policy_.paths) {
       struct stat st;
       if (lstat(r.path.c_str(), &st) != 0) {
