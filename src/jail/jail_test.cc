@@ -255,7 +255,7 @@ TEST_F(JailStore, CopyDiffSeesOnlyTheJailsChanges) {
   write(ws + "/a.txt", "ALPHA\n");
   unlink((ws + "/dir/b.txt").c_str());
   write(ws + "/new.txt", "new\n");
-  chmod((ws + "/run.sh").c_str(), 0700);
+  chmod((ws + "/run.sh").c_str(), 0644);
   // Rewritten with the same content: not a change.
   write(ws + "/keep.txt", "same\n");
   utimensat(AT_FDCWD, (ws + "/dir").c_str(), nullptr, 0);
@@ -268,7 +268,7 @@ TEST_F(JailStore, CopyDiffSeesOnlyTheJailsChanges) {
   EXPECT_EQ(got, "M a.txt\nD dir/b.txt\nA new.txt\nM run.sh\n");
   EXPECT_NE(d->patch.find("diff --git a/a.txt b/a.txt"), std::string::npos) << d->patch;
   EXPECT_NE(d->patch.find("+ALPHA"), std::string::npos);
-  EXPECT_NE(d->patch.find("new mode 100700"), std::string::npos) << d->patch;
+  EXPECT_NE(d->patch.find("new mode 100644"), std::string::npos) << d->patch;
   EXPECT_EQ(d->patch.find(src_), std::string::npos) << "absolute paths left in the patch:\n" << d->patch;
   EXPECT_EQ(d->patch.find(ws), std::string::npos) << d->patch;
 }

@@ -259,16 +259,19 @@ case "$who" in
     ;;
   unprivileged)
     if [ "$(id -u)" != 0 ]; then exec "$0" __inner "$paddock_bin"; fi
-    # shellcheck source=../lib/test_user.sh
-    . "$here/../lib/test_user.sh"
+    user=${PADDOCK_TEST_USER:-paddock-test}
+    if ! id "$user" >/dev/null 2>&1; then
+      echo "the unprivileged test user '$user' does not exist: run scripts/test-user.sh" >&2
+      exit 1
+    fi
+    uid=$(id -u "$user") gid=$(id -g "$user")
+    drop=(setpriv --reuid="$uid" --regid="$gid" --clear-groups --inh-caps=-all --bounding-set=-all)
     bindir=$(mktemp -d /tmp/paddock-jailtest.XXXXXX)
     home=$(mktemp -d /tmp/paddock-jailhome.XXXXXX)
     trap 'rm -rf "$bindir" "$home"' EXIT
     cp "$paddock_bin" "$bindir/paddock"
     cp "$0" "$bindir/run.sh"
-    mkdir -p "$bindir/lib" && cp "$here/../lib/test_user.sh" "$bindir/lib/"
     chmod -R a+rX "$bindir"
-    test_user_setup "$bindir" "$bindir" run.sh
     chown "$uid:$gid" "$home"
     "${drop[@]}" env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" USER="$user" LOGNAME="$user" TMPDIR=/tmp \
       SHELL=/bin/sh "$bindir/run.sh" __inner "$bindir/paddock"
