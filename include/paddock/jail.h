@@ -154,7 +154,9 @@ Result<Diff> diff(const Runtime& r, bool with_patch);
 // tree is not touched. Returns the commit.
 Result<std::string> sync_to_branch(const Runtime& r, const std::string& branch);
 // Into the source's files: refused, listing them, when a file the jail changed was also
-// changed in the source since the jail was made.
-Result<std::vector<Change>> sync_apply(const Runtime& r);
+// changed in the source since the jail was made. Files the host runs or trusts later (the
+// protected list: .envrc, .vscode, git hooks, ...) are never written there: they are returned in
+// `held` for the user to review and copy by hand. Returns what was applied.
+Result<std::vector<Change>> sync_apply(const Runtime& r, std::vector<std::string>& held);
 
 }  // namespace paddock::jail

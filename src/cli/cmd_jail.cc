@@ -104,8 +104,6 @@ int do_exec(ExecFlags f, bool enter) {
   if (!r) return print_error(r.error()), 1;
   const std::string backend = f.backend.empty() ? r->backend : f.backend;
   if (auto b = check_backend(backend); !b) return print_error(b.error()), 2;
-  if (r->workspace_mode == jail::WorkspaceMode::Overlay)
-    return print_error(make_error("overlay workspaces are not available in this version", r->name)), 1;
   // Shared: several commands may run in one jail at once (as in one project); rm, prune and
   // sync wait for none of them and are refused while any runs.
   auto lock = st->lock(f.name, false);
@@ -138,6 +136,10 @@ int do_exec(ExecFlags f, bool enter) {
   extras.project_dir = r->workspace_root;
   extras.project_origin = "jail " + r->name + " (" + std::string(to_string(r->workspace_mode)) + " workspace)";
   if (r->home_mode == jail::HomeMode::Stable) extras.home_dir = r->home_root;
+  if (r->workspace_mode == jail::WorkspaceMode::Overlay) {
+    const std::string dir = r->workspace_root.substr(0, r->workspace_root.rfind('/'));
+    extras.mounts.push_back({r->workspace_root, r->source, Access::ReadWrite, 0, dir + "/upper", dir + "/work"});
+  }
   const jail::Runtime rt = *r;
   extras.add = [rt](PolicyBuilder& b) {
     b.set_env("PADDOCK_JAIL", rt.name);
@@ -259,9 +261,13 @@ int do_sync(const SyncFlags& f) {
                  c->substr(0, 12).c_str(), r->source.c_str());
     return 0;
   }
-  auto applied = jail::sync_apply(*r);
+  std::vector<std::string> held;
+  auto applied = jail::sync_apply(*r, held);
   if (!applied) return print_error(applied.error()), 1;
   for (const auto& c : *applied) std::printf("%c %s\n", c.kind, c.path.c_str());
+  for (const auto& h : held)
+    std::fprintf(stderr, "[paddock] not applied: %s (the host runs or trusts it: review it with paddock jail diff %s and copy it by hand)\n",
+                 h.c_str(), r->name.c_str());
   std::fprintf(stderr, "[paddock] %zu change(s) of jail %s applied to %s\n", applied->size(), r->name.c_str(),
                r->source.c_str());
   return 0;
@@ -342,7 +348,7 @@ void register_jail(CLI::App& app) {
   auto cf = std::make_shared<CreateFlags>();
   auto* create = jail->add_subcommand("create", "Make a jail");
   create->add_option("name", cf->name, "The jail's name")->required();
-  create->add_option("--workspace", cf->workspace, "host | copy | worktree (default copy)");
+  create->add_option("--workspace", cf->workspace, "host | copy | overlay | worktree (default copy)");
   create->add_option("--home", cf->home, "stable (kept between runs, the default) | temporary");
   create->add_option("--profile", cf->profile, "The profile its runs use (default: default)");
   create->add_option("--source", cf->source, "The directory the workspace is made from (default: .)");

@@ -151,7 +151,8 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
   RunOptions opts;
   opts.argv = f.command;
   if (extras && !extras->home_dir.empty())
-    opts.mounts.push_back({policy->home, extras->home_dir, Access::ReadWrite, 0});
+    opts.mounts.push_back({policy->home, extras->home_dir, Access::ReadWrite, 0, {}, {}});
+  if (extras) opts.mounts.insert(opts.mounts.end(), extras->mounts.begin(), extras->mounts.end());
   if (extras && extras->before_run) extras->before_run(*policy);
   opts.pty = !f.no_pty;
   opts.test_resolve = egress.resolve;

@@ -37,6 +37,8 @@ struct RunExtras {
   std::string project_origin;
   // A host directory mounted at HOME instead of the fresh tmpfs ("" keeps the tmpfs).
   std::string home_dir;
+  // Mounts at their own paths (an overlay workspace at project_dir).
+  std::vector<SandboxMount> mounts;
   // More rules and settings, applied after the profile and the flags.
   std::function<void(PolicyBuilder&)> add;
   // Called once the policy is built, before the run (e.g. to say which backend runs it).

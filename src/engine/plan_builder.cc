@@ -39,6 +39,7 @@ int order_of(MountOp::Kind k) {
   switch (k) {
     case MountOp::Kind::WriteFile: return 0;
     case MountOp::Kind::Tmpfs:
+    case MountOp::Kind::Overlay:
     case MountOp::Kind::Bind:
     case MountOp::Kind::Symlink:
     case MountOp::Kind::Proc:
@@ -280,6 +281,19 @@ class Planner {
         if (m.tmpfs_size_bytes) data += ",size=" + std::to_string(m.tmpfs_size_bytes);
         add({MountOp::Kind::Tmpfs, "", in_new_root(m.sandbox_path), m.sandbox_path, data, false, true});
         if (!grants(m.access, Access::Write)) out_.remount_ro_at_end.push_back(m.sandbox_path);
+      } else if (!m.overlay_upper.empty() || !m.overlay_work.empty()) {
+        std::string data;
+        for (const auto& [key, dir] : {std::pair{"lowerdir=", &m.host_path}, {"upperdir=", &m.overlay_upper},
+                                       {"workdir=", &m.overlay_work}}) {
+          struct stat st;
+          if (dir->empty() || (*dir)[0] != '/' || stat(dir->c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+            return make_error("an overlay layer is not a directory", *dir);
+          // Option syntax: these would split or end the option string.
+          if (dir->find_first_of(",:\\") != std::string::npos)
+            return make_error("an overlay layer's path may not contain ',', ':' or '\\'", *dir);
+          data += (data.empty() ? "" : ",") + std::string(key) + kOldRoot + *dir;
+        }
+        add({MountOp::Kind::Overlay, "", in_new_root(m.sandbox_path), m.sandbox_path, data + ",userxattr", false, true});
       } else {
         struct stat st;
         if (stat(m.host_path.c_str(), &st) != 0) return errno_error("cannot use path", errno, m.host_path);

@@ -16,13 +16,21 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+
+#include <functional>
+
 #include "jail/process.h"
+#include "policy/protected_paths.h"
 #include "jail/tree.h"
 #include "paddock/jail.h"
 #include "sys/anchored_dir.h"
 
 namespace paddock::jail {
 namespace {
+
+std::string path_parent(const std::string& p) { return p.substr(0, p.rfind('/')); }
 
 std::string trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
@@ -243,7 +251,7 @@ Result<std::string> copy_patch_one(const Runtime& r, const Change& ch) {
 }
 
 // Writes the workspace's REL into the source (a file or a symlink, by temp + rename).
-Result<void> put_into_source(CopyState& c, const Runtime& r, const std::string& rel) {
+Result<void> put_into_source(CopyState& c, const Runtime& r, const std::string& rel, const std::string& from_root) {
   const std::string where = r.source + "/" + rel;
   // The source's parents, made as needed (no symlink followed in the source either).
   int parent = c.src.get();
@@ -268,11 +276,11 @@ Result<void> put_into_source(CopyState& c, const Runtime& r, const std::string& 
   const std::string tmp = "." + name.substr(0, 200) + ".paddock-sync." + std::to_string(getpid());
   struct stat st;
   auto src = open_beneath(c.ws.get(), rel, O_PATH | O_NOFOLLOW);
-  if (!src || fstat(src->get(), &st) != 0) return errno_error("cannot read from the workspace", errno, r.workspace_root + "/" + rel);
+  if (!src || fstat(src->get(), &st) != 0) return errno_error("cannot read from the workspace", errno, from_root + "/" + rel);
   if (S_ISLNK(st.st_mode)) {
     char target[4096];
     ssize_t n = readlinkat(src->get(), "", target, sizeof(target) - 1);
-    if (n < 0) return errno_error("cannot read link", errno, r.workspace_root + "/" + rel);
+    if (n < 0) return errno_error("cannot read link", errno, from_root + "/" + rel);
     target[n] = '\0';
     if (symlinkat(target, parent, tmp.c_str()) != 0) return errno_error("cannot create symlink", errno, where);
   } else if (S_ISREG(st.st_mode)) {
@@ -295,7 +303,7 @@ Result<void> put_into_source(CopyState& c, const Runtime& r, const std::string& 
     fchmod(o.get(), st.st_mode & 0777);
     if (fsync(o.get()) != 0) return errno_error("cannot write", errno, where);
   } else {
-    return make_error("not a file or symlink", r.workspace_root + "/" + rel);
+    return make_error("not a file or symlink", from_root + "/" + rel);
   }
   if (renameat(parent, tmp.c_str(), parent, name.c_str()) != 0) {
     int e = errno;
@@ -305,7 +313,57 @@ Result<void> put_into_source(CopyState& c, const Runtime& r, const std::string& 
   return {};
 }
 
-Result<std::vector<Change>> copy_apply(const Runtime& r) {
+// Paths the host runs or trusts later (the protected list: .envrc, .vscode, .claude/settings.json,
+// ...), at any depth: never written into the source by --apply, whatever the jail did.
+bool host_runs_it(const std::string& rel) {
+  for (const auto& e : workspace_protected_entries()) {
+    const std::string& p = e.path;
+    for (std::size_t at = 0;; ++at) {
+      at = rel.find(p, at);
+      if (at == std::string::npos) break;
+      const bool starts = at == 0 || rel[at - 1] == '/';
+      const std::size_t end = at + p.size();
+      const bool ends = end == rel.size() || rel[end] == '/';
+      if (starts && ends) return true;
+    }
+  }
+  return false;
+}
+
+Result<std::vector<Change>> refuse_conflicts(const Runtime& r, const std::vector<std::string>& conflicts) {
+  std::string list;
+  for (const auto& p : conflicts) list += "\n  " + p;
+  return make_error(std::to_string(conflicts.size()) + " file(s) the jail changed were also changed in the source "
+                        "since the jail was made; nothing was applied:" + list,
+                    r.source, "paddock jail sync " + r.name + " --patch FILE writes the changes as a patch to merge by hand");
+}
+
+// Writes CHANGES (read from FROM, the workspace or the overlay's upper directory) into the
+// source. Paths the host runs are left out and returned in `held`.
+Result<std::vector<Change>> apply_changes(CopyState& c, const Runtime& r, const std::vector<Change>& changes,
+                                          const std::string& from_root, std::vector<std::string>& held) {
+  std::vector<Change> done;
+  for (const Change& ch : changes) {
+    if (host_runs_it(ch.path)) {
+      held.push_back(ch.path);
+      continue;
+    }
+    if (ch.kind == 'D') {
+      auto parent_rel = ch.path.find('/') == std::string::npos ? std::string(".") : ch.path.substr(0, ch.path.rfind('/'));
+      auto pfd = open_beneath(c.src.get(), parent_rel, O_RDONLY | O_DIRECTORY);
+      if (!pfd) return std::move(pfd).take_error();
+      std::string name = ch.path.substr(ch.path.rfind('/') == std::string::npos ? 0 : ch.path.rfind('/') + 1);
+      if (unlinkat(pfd->get(), name.c_str(), 0) != 0 && errno != ENOENT)
+        return errno_error("cannot remove", errno, r.source + "/" + ch.path);
+    } else if (auto p = put_into_source(c, r, ch.path, from_root); !p) {
+      return std::move(p).take_error();
+    }
+    done.push_back(ch);
+  }
+  return done;
+}
+
+Result<std::vector<Change>> copy_apply(const Runtime& r, std::vector<std::string>& held) {
   auto c = open_copy(r);
   if (!c) return std::move(c).take_error();
   auto changes = copy_changes(*c, r);
@@ -321,37 +379,147 @@ Result<std::vector<Change>> copy_apply(const Runtime& r) {
                                          now.mode == before.mode && now.ino == before.ino));
     if (!same) conflicts.push_back(ch.path);
   }
-  if (!conflicts.empty()) {
-    std::string list;
-    for (const auto& p : conflicts) list += "\n  " + p;
-    return make_error(std::to_string(conflicts.size()) + " file(s) the jail changed were also changed in the source "
-                          "since the jail was made; nothing was applied:" + list,
-                      r.source, "paddock jail sync " + r.name + " --patch FILE writes the changes as a patch to merge by hand");
-  }
-  for (const Change& ch : *changes) {
-    if (ch.kind == 'D') {
-      auto parent_rel = ch.path.find('/') == std::string::npos ? std::string(".") : ch.path.substr(0, ch.path.rfind('/'));
-      auto pfd = open_beneath(c->src.get(), parent_rel, O_RDONLY | O_DIRECTORY);
-      if (!pfd) return std::move(pfd).take_error();
-      std::string name = ch.path.substr(ch.path.rfind('/') == std::string::npos ? 0 : ch.path.rfind('/') + 1);
-      if (unlinkat(pfd->get(), name.c_str(), 0) != 0 && errno != ENOENT)
-        return errno_error("cannot remove", errno, r.source + "/" + ch.path);
-    } else if (auto p = put_into_source(*c, r, ch.path); !p) {
-      return std::move(p).take_error();
-    }
-  }
+  if (!conflicts.empty()) return refuse_conflicts(r, conflicts);
+  auto done = apply_changes(*c, r, *changes, r.workspace_root, held);
+  if (!done) return done;
   // The manifest now takes the synced state as the new starting point.
   std::vector<ManifestEntry> next;
   std::unordered_set<std::string> changed;
-  for (const Change& ch : *changes) changed.insert(ch.path);
+  for (const Change& ch : *done) changed.insert(ch.path);
   for (auto& m : c->manifest)
     if (!changed.count(m.path)) next.push_back(std::move(m));
-  for (const Change& ch : *changes) {
+  for (const Change& ch : *done) {
     if (ch.kind == 'D') continue;
     next.push_back({ch.path, lstat_at(c->src.get(), ch.path), lstat_at(c->ws.get(), ch.path)});
   }
   if (auto w = write_manifest(c->runtime.get(), next); !w) return std::move(w).take_error();
-  return *changes;
+  return done;
+}
+
+// ---- overlay --------------------------------------------------------------------------------
+// The upper directory holds exactly what the jail changed: files and symlinks it wrote (copied
+// up whole), whiteouts (0/0 character devices) for what it deleted, and directories marked
+// opaque (user.overlay.opaque = "y") that replace the source's directory of that name.
+
+std::string overlay_upper(const Runtime& r) { return path_parent(r.workspace_root) + "/upper"; }
+
+bool is_whiteout(const struct stat& st) { return S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0); }
+
+bool is_opaque(int upper, const std::string& rel) {
+  auto fd = open_beneath(upper, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+  if (!fd) return false;
+  char v[4];
+  ssize_t n = fgetxattr(fd->get(), "user.overlay.opaque", v, sizeof(v));
+  return n >= 1 && v[0] == 'y';
+}
+
+// Every file and symlink at or under REL in the source, as deletions.
+void deleted_subtree(int src, const std::string& rel, std::vector<Change>& out,
+                     const std::function<bool(const std::string&)>& keep) {
+  const EntryStat e = lstat_at(src, rel);
+  if (e.type == 'f' || e.type == 'l') {
+    if (keep(rel)) out.push_back({'D', rel});
+    return;
+  }
+  if (e.type != 'd') return;
+  auto fd = open_beneath(src, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+  if (!fd) return;
+  (void)walk(fd->get(), rel, [&](const std::string& sub, const struct stat& st) {
+    if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
+      const std::string p = rel + "/" + sub;
+      if (keep(p)) out.push_back({'D', p});
+    }
+  });
+}
+
+Result<std::vector<Change>> overlay_changes(int src, int upper, const Runtime& r) {
+  std::vector<Change> out;
+  std::vector<std::string> opaque;
+  auto w = walk(upper, overlay_upper(r), [&](const std::string& rel, const struct stat& st) {
+    if (in_git_dir(rel)) return;
+    const EntryStat lower = lstat_at(src, rel);
+    if (is_whiteout(st)) {
+      deleted_subtree(src, rel, out, [](const std::string& p) { return !in_git_dir(p); });
+      return;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      if (lower.type && lower.type != 'd') out.push_back({'D', rel});
+      if (lower.type == 'd' && is_opaque(upper, rel)) opaque.push_back(rel);
+      return;
+    }
+    if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) return;
+    if (lower.type == 'd') deleted_subtree(src, rel, out, [](const std::string& p) { return !in_git_dir(p); });
+    if (lower.type == 0 || lower.type == 'd') {
+      out.push_back({'A', rel});
+      return;
+    }
+    if (!same_content(src, upper, rel, lower, entry_stat(st))) out.push_back({'M', rel});
+  }, ".git");
+  if (!w) return std::move(w).take_error();
+  // An opaque directory hides all of the source's: what the upper does not hold again is gone.
+  for (const std::string& dir : opaque) {
+    deleted_subtree(src, dir, out, [&](const std::string& p) {
+      return !in_git_dir(p) && lstat_at(upper, p).type == 0;
+    });
+  }
+  std::sort(out.begin(), out.end(), [](const Change& a, const Change& b) {
+    return a.path != b.path ? a.path < b.path : a.kind < b.kind;
+  });
+  out.erase(std::unique(out.begin(), out.end(), [](const Change& a, const Change& b) {
+    return a.path == b.path && a.kind == b.kind;
+  }), out.end());
+  return out;
+}
+
+Result<CopyState> open_overlay(const Runtime& r) {
+  CopyState c;
+  auto s = sys::open_dir_no_symlinks(r.source);
+  if (!s) return std::move(s).take_error();
+  auto u = sys::open_dir_no_symlinks(overlay_upper(r));
+  if (!u) return std::move(u).take_error();
+  c.src = std::move(*s);
+  c.ws = std::move(*u);
+  return c;
+}
+
+Result<std::vector<Change>> overlay_apply(const Runtime& r, std::vector<std::string>& held) {
+  auto c = open_overlay(r);
+  if (!c) return std::move(c).take_error();
+  auto changes = overlay_changes(c->src.get(), c->ws.get(), r);
+  if (!changes) return std::move(changes).take_error();
+  // The source is the lower layer: one of its files changed since the jail was made (or last
+  // synced) when its inode change time, which nothing in user space can set back, is later than
+  // runtime/source-stamp's.
+  auto rt = sys::open_dir_no_symlinks(r.jail_root + "/runtime");
+  if (!rt) return std::move(rt).take_error();
+  struct stat stamp;
+  if (fstatat(rt->get(), "source-stamp", &stamp, AT_SYMLINK_NOFOLLOW) != 0)
+    return errno_error("cannot stat", errno, r.jail_root + "/runtime/source-stamp");
+  auto later = [&](const struct timespec& t) {
+    return t.tv_sec > stamp.st_mtim.tv_sec || (t.tv_sec == stamp.st_mtim.tv_sec && t.tv_nsec > stamp.st_mtim.tv_nsec);
+  };
+  std::vector<std::string> conflicts;
+  for (const Change& ch : *changes) {
+    struct stat st;
+    auto fd = open_beneath(c->src.get(), ch.path, O_PATH | O_NOFOLLOW);
+    if (!fd || fstat(fd->get(), &st) != 0) {
+      if (ch.kind == 'M' || ch.kind == 'D') conflicts.push_back(ch.path);  // it was there when diffed
+      continue;
+    }
+    if (ch.kind == 'A' || later(st.st_ctim)) conflicts.push_back(ch.path);
+  }
+  std::sort(conflicts.begin(), conflicts.end());
+  conflicts.erase(std::unique(conflicts.begin(), conflicts.end()), conflicts.end());
+  if (!conflicts.empty()) return refuse_conflicts(r, conflicts);
+  auto done = apply_changes(*c, r, *changes, overlay_upper(r), held);
+  if (!done) return done;
+  // What this sync wrote is the source's new starting point.
+  int fd = openat(rt->get(), "source-stamp", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0) {
+    futimens(fd, nullptr);
+    ::close(fd);
+  }
+  return done;
 }
 
 }  // namespace
@@ -361,8 +529,24 @@ Result<Diff> diff(const Runtime& r, bool with_patch) {
     case WorkspaceMode::Host:
       return make_error("a host workspace is the source itself: there is nothing to compare",
                         r.source, "use git diff in the source");
-    case WorkspaceMode::Overlay:
-      return make_error("overlay workspaces are not available in this version", r.name);
+    case WorkspaceMode::Overlay: {
+      auto c = open_overlay(r);
+      if (!c) return std::move(c).take_error();
+      auto ch = overlay_changes(c->src.get(), c->ws.get(), r);
+      if (!ch) return std::move(ch).take_error();
+      Diff d;
+      d.changes = std::move(*ch);
+      if (with_patch) {
+        Runtime upper = r;
+        upper.workspace_root = overlay_upper(r);
+        for (const Change& one : d.changes) {
+          auto p = copy_patch_one(upper, one);
+          if (!p) return std::move(p).take_error();
+          d.patch += *p;
+        }
+      }
+      return d;
+    }
     case WorkspaceMode::Worktree:
       return worktree_diff(r, with_patch);
     case WorkspaceMode::Copy: {
@@ -412,10 +596,12 @@ Result<std::string> sync_to_branch(const Runtime& r, const std::string& branch) 
   return commit;
 }
 
-Result<std::vector<Change>> sync_apply(const Runtime& r) {
+Result<std::vector<Change>> sync_apply(const Runtime& r, std::vector<std::string>& held) {
   switch (r.workspace_mode) {
     case WorkspaceMode::Copy:
-      return copy_apply(r);
+      return copy_apply(r, held);
+    case WorkspaceMode::Overlay:
+      return overlay_apply(r, held);
     case WorkspaceMode::Worktree: {
       auto d = worktree_diff(r, true);
       if (!d) return std::move(d).take_error();
@@ -451,15 +637,23 @@ Result<std::vector<Change>> sync_apply(const Runtime& r) {
       if (!tmp) return std::move(tmp).take_error();
       if (auto w = sys::write_file_at(tmp->get(), "sync.patch." + std::to_string(getpid()), d->patch, 0600); !w)
         return std::move(w).take_error();
-      auto applied = git_ok({"apply", "--binary", "--", patch}, r.source);
+      std::vector<std::string> apply = {"apply", "--binary"};
+      for (const Change& c : d->changes) {
+        if (!host_runs_it(c.path)) continue;
+        held.push_back(c.path);
+        apply.push_back("--exclude=" + c.path);
+      }
+      apply.insert(apply.end(), {"--", patch});
+      auto applied = git_ok(apply, r.source);
       ::unlink(patch.c_str());
       if (!applied) return std::move(applied).take_error();
-      return d->changes;
+      std::vector<Change> done;
+      for (const Change& c : d->changes)
+        if (!host_runs_it(c.path)) done.push_back(c);
+      return done;
     }
     case WorkspaceMode::Host:
       return make_error("a host workspace is the source itself: its changes are there already", r.source);
-    case WorkspaceMode::Overlay:
-      return make_error("overlay workspaces are not available in this version", r.name);
   }
   return make_error("unknown workspace mode");
 }

@@ -285,7 +285,8 @@ TEST_F(JailStore, CopyApplyPublishesExactlyTheChangesAndRefusesWhenTheSourceMove
   EXPECT_EQ(read(src_ + "/a.txt"), "alpha\n");
   // The source changed underneath one of them: refused whole, listing it.
   write(src_ + "/a.txt", "user edit\n");
-  auto refused = sync_apply(r);
+  std::vector<std::string> held;
+  auto refused = sync_apply(r, held);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message.find("a.txt"), std::string::npos) << refused.error().describe();
   EXPECT_EQ(read(src_ + "/dir/b.txt"), "beta\n");  // nothing applied
@@ -296,7 +297,7 @@ TEST_F(JailStore, CopyApplyPublishesExactlyTheChangesAndRefusesWhenTheSourceMove
   write(r.workspace_root + "/a.txt", "ALPHA\n");
   unlink((r.workspace_root + "/dir/b.txt").c_str());
   symlink("a.txt", (r.workspace_root + "/l2").c_str());
-  auto ok = sync_apply(r);
+  auto ok = sync_apply(r, held);
   ASSERT_TRUE(ok.ok()) << ok.error().describe();
   EXPECT_EQ(ok->size(), 3u);
   EXPECT_EQ(read(src_ + "/a.txt"), "ALPHA\n");
@@ -323,7 +324,8 @@ TEST_F(JailStore, CopyChangesInsideDotGitAreNeverPublished) {
   auto d = diff(r, false);
   ASSERT_TRUE(d.ok());
   for (const auto& c : d->changes) EXPECT_EQ(c.path.find(".git"), std::string::npos) << c.path;
-  ASSERT_TRUE(sync_apply(r).ok());
+  std::vector<std::string> held;
+  ASSERT_TRUE(sync_apply(r, held).ok());
   EXPECT_EQ(read(src_ + "/.git/config"), "[core]\n");
   struct stat st;
   EXPECT_NE(lstat((src_ + "/.git/hooks/pre-commit").c_str(), &st), 0);

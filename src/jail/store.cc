@@ -262,9 +262,6 @@ Result<std::uint64_t> disk_usage(const std::string& dir) {
 
 Result<Runtime> Store::create(const CreateOptions& o) {
   if (auto n = check_name(o.name); !n) return std::move(n).take_error();
-  if (o.workspace == WorkspaceMode::Overlay)
-    return make_error("the overlay workspace is not available in this version", "--workspace overlay",
-                      "use --workspace copy (a reflinked private copy) or worktree");
   if (o.source.empty() || o.source[0] != '/') return make_error("the source must be an absolute path", o.source);
   char real[PATH_MAX];
   if (!realpath(o.source.c_str(), real)) return errno_error("cannot resolve the source", errno, o.source);
@@ -350,8 +347,26 @@ Result<Runtime> Store::create(const CreateOptions& o) {
       r.workspace_root = ws;
       break;
     }
-    case WorkspaceMode::Overlay:
+    case WorkspaceMode::Overlay: {
+      // workspaces/<name>/{merged,upper,work}: the run sees the source through an overlay
+      // mounted at merged inside its own mount namespace; its writes land in upper. Nothing is
+      // copied: creation does not depend on the source's size.
+      if (mkdirat(rootfd->get(), ("workspaces/" + o.name).c_str(), 0700) != 0)
+        return errno_error("cannot create", errno, ws);
+      for (const char* sub : {"merged", "upper", "work"}) {
+        if (mkdirat(rootfd->get(), ("workspaces/" + o.name + "/" + sub).c_str(), 0700) != 0)
+          return errno_error("cannot create", errno, ws + "/" + sub);
+      }
+      // The merged view's root takes the upper directory's mode: the source's, never writable by others.
+      if (chmod((ws + "/upper").c_str(), sst.st_mode & 0755) != 0) return errno_error("cannot chmod", errno, ws + "/upper");
+      // The instant the jail was made, to tell later changes of the source (its lower layer)
+      // from earlier ones: a source file whose inode changed after it was changed underneath.
+      int stamp = openat(rootfd->get(), "runtime/source-stamp", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+      if (stamp < 0) return errno_error("cannot create", errno, root + "/runtime/source-stamp");
+      ::close(stamp);
+      r.workspace_root = ws + "/merged";
       break;
+    }
   }
   if (auto s = save(r); !s) return std::move(s).take_error();
   done = true;

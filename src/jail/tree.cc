@@ -230,11 +230,19 @@ Result<void> remove_tree_at(int dirfd, const std::string& name, const std::strin
     if (unlinkat(dirfd, name.c_str(), 0) != 0 && errno != ENOENT) return errno_error("cannot remove", errno, where);
     return {};
   }
+  // A directory left without read, write or search permission (a run's chmod, overlayfs's
+  // work/work) is still ours to empty: made 0700 through an O_PATH descriptor, no link followed.
+  if ((st.st_mode & 0700) != 0700) {
+    int p = openat(dirfd, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (p >= 0) {
+      sys::UniqueFd path_fd(p);
+      const std::string proc = "/proc/self/fd/" + std::to_string(p);
+      (void)chmod(proc.c_str(), (st.st_mode & 07777) | 0700);
+    }
+  }
   int fd = openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return errno_error("cannot open directory", errno, where);
   sys::UniqueFd sub(fd);
-  // A directory the sandbox left without write or search permission is still ours to empty.
-  if ((st.st_mode & 0700) != 0700) fchmod(sub.get(), (st.st_mode & 07777) | 0700);
   auto names = list_dir(sub.get(), where);
   if (!names) return std::move(names).take_error();
   for (const std::string& n : *names)
