@@ -11,6 +11,7 @@
 #include "cli/footer.h"
 #include "cli/run_command.h"
 #include "paddock/jail.h"
+#include "paddock/jail_backend.h"
 #include "paddock/profile.h"
 #include "policy/path_util.h"
 #include "policy/units.h"
@@ -38,14 +39,11 @@ std::string when(std::int64_t t) {
   return buf;
 }
 
-// The backends a jail (and `paddock run --backend`) can name. Only the native engine runs in
-// this version; the others are refused by name rather than run with weaker guarantees.
+// The backends a jail (and `paddock run --backend`) can name: paddock/jail_backend.h.
 Result<void> check_backend(const std::string& b) {
-  if (b == "native") return {};
-  if (b == "bubblewrap" || b == "systemd-run")
-    return make_error("the " + b + " backend is not available in this version", "--backend " + b,
-                      "use --backend native (the default)");
-  return make_error("unknown backend \"" + b + "\"", "--backend", "use native, bubblewrap or systemd-run");
+  auto j = jail::make_jail(b);
+  if (!j) return std::move(j).take_error();
+  return {};
 }
 
 Result<jail::Store> store() { return jail::Store::open_default(); }
@@ -93,7 +91,7 @@ int do_create(const CreateFlags& f) {
 // ---- exec / enter ---------------------------------------------------------------------------
 
 struct ExecFlags {
-  std::string name, backend;
+  std::string name;
   RunFlags run;
 };
 
@@ -102,8 +100,8 @@ int do_exec(ExecFlags f, bool enter) {
   if (!st) return print_error(st.error()), 1;
   auto r = st->load(f.name);
   if (!r) return print_error(r.error()), 1;
-  const std::string backend = f.backend.empty() ? r->backend : f.backend;
-  if (auto b = check_backend(backend); !b) return print_error(b.error()), 2;
+  if (f.run.backend.empty()) f.run.backend = r->backend;
+  if (auto b = jail::make_jail(f.run.backend); !b) return print_error(b.error()), 2;
   // Shared: several commands may run in one jail at once (as in one project); rm, prune and
   // sync wait for none of them and are refused while any runs.
   auto lock = st->lock(f.name, false);
@@ -352,7 +350,7 @@ void register_jail(CLI::App& app) {
   create->add_option("--home", cf->home, "stable (kept between runs, the default) | temporary");
   create->add_option("--profile", cf->profile, "The profile its runs use (default: default)");
   create->add_option("--source", cf->source, "The directory the workspace is made from (default: .)");
-  create->add_option("--backend", cf->backend, "native (the default)");
+  create->add_option("--backend", cf->backend, "The backend its runs use: native (the default), bubblewrap, systemd-run");
   create->add_option("--max-size", cf->max_size, "Refuse to run in the jail once it uses more than SIZE");
   create->callback([cf] { set_exit_code(do_create(*cf)); });
 
@@ -361,7 +359,6 @@ void register_jail(CLI::App& app) {
     auto* ex = jail->add_subcommand(enter ? "enter" : "exec",
                                     enter ? "An interactive shell in a jail" : "Run a command in a jail");
     ex->add_option("name", ef->name, "The jail's name")->required();
-    ex->add_option("--backend", ef->backend, "native (the jail's by default)");
     add_run_flags(ex, ef->run);
     if (!enter) ex->add_option("command", ef->run.command, "The command and its arguments (after --)");
     ex->callback([ef, enter] {

@@ -19,6 +19,7 @@
 #include "policy/builtin_profiles.h"
 #include "engine/report.h"
 #include "net/decision_log.h"
+#include "paddock/jail_backend.h"
 #include "paddock/sandbox.h"
 #include "paddock/why.h"
 #include "sys/anchored_dir.h"
@@ -148,6 +149,36 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
     print_error(policy.error());
     return 2;
   }
+  if (!f.backend.empty() && f.backend != "native") {
+    auto jail = jail::make_jail(f.backend);
+    if (!jail) {
+      print_error(jail.error());
+      return 2;
+    }
+    if (f.exec || !f.net_log.empty() || !f.limits.report.empty()) {
+      print_error(make_error("--exec, --net-log and --report need the native backend", "--backend " + f.backend));
+      return 2;
+    }
+    jail::RunOpts jo;
+    jo.workspace.path = policy->cwd;
+    if (extras) {
+      jo.workspace.home_dir = extras->home_dir;
+      jo.workspace.mounts = extras->mounts;
+    }
+    jo.command = f.command;
+    if (extras && extras->before_run) extras->before_run(*policy);
+    // Said before the run, every time: what this backend does not enforce.
+    std::vector<std::string> lines;
+    for (const auto& m : (*jail)->missing_guarantees(*policy))
+      lines.push_back("backend " + f.backend + ": not enforced: " + m);
+    print_prefixed(lines);
+    auto rc = (*jail)->run(*policy, jo);
+    if (!rc) {
+      print_error(rc.error());
+      return 125;
+    }
+    return *rc;
+  }
   RunOptions opts;
   opts.argv = f.command;
   if (extras && !extras->home_dir.empty())
@@ -258,6 +289,8 @@ void add_run_flags(CLI::App* cmd, RunFlags& f) {
                 "Replace paddock with the command (no footer, no pid namespace; processes it detaches are not "
                 "stopped when it exits and keep its write access: see docs/process-model.md)");
   cmd->add_flag("--no-pty", flags->no_pty, "Do not give the command its own pseudo-terminal");
+  cmd->add_option("--backend", flags->backend,
+                  "native (default: paddock's engine), bubblewrap or systemd-run (fewer guarantees: docs/jails.md)");
   cmd->add_option("--net-log", flags->net_log,
                   "Filtered network: append each allow/deny decision to FILE as a JSON line, as it happens");
 }

@@ -24,6 +24,7 @@ struct RunFlags {
   bool exec = false;
   bool no_pty = false;
   std::string net_log;  // --net-log FILE
+  std::string backend;  // --backend NAME: "" or native is paddock's engine (paddock/jail_backend.h)
 };
 
 // Adds run's flags (policy, limits, network, diagnostics, --exec, --no-pty, --net-log) to CMD.

@@ -16,10 +16,10 @@ extern char** environ;
 namespace paddock::jail {
 
 Result<ProcessResult> run_process(const std::vector<std::string>& argv, const std::string& cwd,
-                                  const std::vector<std::string>& env) {
+                                  const std::vector<std::string>& env, bool replace_env) {
   if (argv.empty()) return make_error("no program to run");
   std::map<std::string, std::string> e;
-  for (char** p = environ; *p; ++p) {
+  for (char** p = environ; !replace_env && *p; ++p) {
     std::string kv = *p;
     auto eq = kv.find('=');
     if (eq != std::string::npos) e[kv.substr(0, eq)] = kv.substr(eq + 1);

@@ -186,6 +186,25 @@ $want"
     [ "$(cat "$src/a.txt")" = user ] && ok || fail "$ws: the user's edit was overwritten"
   done
 
+  # The bubblewrap backend runs the same jail: the workspace and the stable HOME, for real.
+  tc=bubblewrap
+  if command -v bwrap >/dev/null; then
+    name=$prefix-bwrap
+    "$P" jail create "$name" --workspace copy --source "$work/src-refused" 2>/dev/null && jails+=("$name")
+    expect "exec --backend bubblewrap" "$P" jail exec "$name" --backend bubblewrap -- sh -c 'echo bw >bw.txt; echo h >"$HOME/h"'
+    out=$("$P" jail exec "$name" --backend bubblewrap -- sh -c 'cat bw.txt "$HOME/h"; echo "$PADDOCK_JAIL"' 2>/dev/null || true)
+    [ "$out" = "bw
+h
+$name" ] && ok || fail "bubblewrap: workspace, HOME or PADDOCK_JAIL wrong: $out"
+    root=$("$P" jail show "$name" | sed -n 's/^  "jail_root": "\(.*\)",$/\1/p')
+    "$P" jail exec "$name" --backend bubblewrap -- cat "$root/runtime/runtime.json" >/dev/null 2>&1 &&
+      fail "bubblewrap: runtime.json readable inside" || ok
+    [ "$("$P" jail diff "$name" --name-status 2>/dev/null)" = "A bw.txt" ] && ok || fail "bubblewrap: diff"
+    expect_not "an unknown backend is refused" "$P" jail exec "$name" --backend nope -- true
+  else
+    echo "SKIP [bubblewrap] bwrap is not installed (scripts/setup.sh installs the Debian package bubblewrap)"
+  fi
+
   # Bad names.
   tc=names
   for bad in 'a/b' '..' "$(printf 'x%.0s' $(seq 65))" "$(printf 'a\033b')" '-x'; do
