@@ -12,6 +12,7 @@
 #include "cli/run_command.h"
 #include "paddock/jail.h"
 #include "paddock/jail_backend.h"
+#include "jail/git_grants.h"
 #include "paddock/profile.h"
 #include "policy/path_util.h"
 #include "policy/units.h"
@@ -142,19 +143,9 @@ int do_exec(ExecFlags f, bool enter) {
   extras.add = [rt](PolicyBuilder& b) {
     b.set_env("PADDOCK_JAIL", rt.name);
     if (rt.workspace_mode != jail::WorkspaceMode::Worktree) return;
-    // Git-aware grants (docs/jails.md): the worktree's own git directory and the repository's
-    // objects and this jail's branch writable, so that git add/commit/checkout work; the rest of
-    // the repository (config, hooks, other branches) read-only, and the files that tie the
-    // worktree to its repository (commondir, gitdir) read-only inside the writable git directory.
-    const std::string c = rt.git_common_dir;
-    const Origin o{Origin::Kind::BuiltIn, "jail " + rt.name + ": git worktree"};
-    b.allow(c, Access::Read, o);
-    b.allow(rt.git_dir, Access::ReadWrite, o);
-    b.allow(c + "/objects", Access::ReadWrite, o);
-    b.allow_optional(c + "/refs/heads/paddock", Access::ReadWrite, o);
-    b.allow_optional(c + "/logs/refs/heads/paddock", Access::ReadWrite, o);
-    b.allow_optional(rt.git_dir + "/commondir", Access::Read, o);
-    b.allow_optional(rt.git_dir + "/gitdir", Access::Read, o);
+    // Git-aware grants (docs/jails.md): only this jail's branch is writable among the refs.
+    jail::add_worktree_grants(b, {rt.workspace_root, rt.git_dir, rt.git_common_dir}, "refs/heads/paddock",
+                              {Origin::Kind::BuiltIn, "jail " + rt.name + ": git worktree"});
   };
   extras.before_run = [](const Policy&) {};
   return run_command(f.run, &extras);

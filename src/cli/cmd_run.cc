@@ -19,6 +19,7 @@
 #include "policy/builtin_profiles.h"
 #include "engine/report.h"
 #include "net/decision_log.h"
+#include "jail/git_grants.h"
 #include "paddock/jail_backend.h"
 #include "paddock/sandbox.h"
 #include "paddock/why.h"
@@ -133,6 +134,18 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
     if (*made) std::fprintf(stderr, "[paddock] created %s (%s)\n", f.path.c_str(), f.origin.detail.c_str());
   }
   if (extras && extras->add) extras->add(builder);
+  if (!extras) {
+    // In a linked git worktree the repository's git directory lies outside the project: the
+    // grants git needs there, hooks and config read-only (jail/git_grants.h).
+    auto wt = jail::find_linked_worktree(ctx->cwd);
+    if (!wt) {
+      std::fprintf(stderr, "[paddock] warning: %s\n", wt.error().describe().c_str());
+    } else if (*wt) {
+      jail::add_worktree_grants(builder, **wt, "refs", {Origin::Kind::BuiltIn, "linked git worktree " + (*wt)->top});
+      std::fprintf(stderr, "[paddock] linked git worktree: %s writable (objects, refs, its own git directory; "
+                   "hooks and config read-only)\n", (*wt)->common_dir.c_str());
+    }
+  }
   if (auto r = apply_limit_flags(f.limits, builder); !r) {
     print_error(r.error());
     return 2;

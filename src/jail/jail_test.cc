@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "jail/git_grants.h"
 #include "jail/process.h"
 #include "jail/tree.h"
 #include "paddock/jail.h"
@@ -369,6 +370,44 @@ TEST(JailManifest, RoundTripsOddNames) {
     EXPECT_EQ((*back)[i].workspace, m[i].workspace);
   }
   close(fd);
+}
+
+}  // namespace
+}  // namespace paddock::jail
+
+namespace paddock::jail {
+namespace {
+
+TEST(LinkedWorktree, FoundAndCheckedBothWays) {
+  TempDir t;
+  const std::string repo = t.path() + "/repo", wt = t.path() + "/wt";
+  ASSERT_EQ(std::system(("git init -q -b main " + repo + " && git -C " + repo +
+                         " -c user.name=a -c user.email=b commit -q --allow-empty -m x && git -C " + repo +
+                         " worktree add -q " + wt + " -b w")
+                            .c_str()),
+            0);
+  mkdir((wt + "/sub").c_str(), 0755);
+  auto w = find_linked_worktree(wt + "/sub");
+  ASSERT_TRUE(w.ok()) << w.error().describe();
+  ASSERT_TRUE(w->has_value());
+  EXPECT_EQ((*w)->common_dir, repo + "/.git");
+  EXPECT_EQ((*w)->git_dir, repo + "/.git/worktrees/wt");
+  EXPECT_EQ((*w)->top, wt);
+  // The repository's own work tree is not a linked worktree.
+  auto main = find_linked_worktree(repo);
+  ASSERT_TRUE(main.ok());
+  EXPECT_FALSE(main->has_value());
+  // A .git file a run could have written, naming some other directory, is refused.
+  const std::string forged = t.path() + "/forged";
+  mkdir(forged.c_str(), 0755);
+  write(forged + "/.git", "gitdir: " + t.path() + "\n");
+  auto f = find_linked_worktree(forged);
+  ASSERT_FALSE(f.ok());
+  // ... and so is one naming a real worktree's git directory that does not name it back.
+  write(forged + "/.git", "gitdir: " + repo + "/.git/worktrees/wt\n");
+  f = find_linked_worktree(forged);
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.error().message.find("does not name this worktree back"), std::string::npos) << f.error().describe();
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ if [ -z "$who" ] || [ -z "$paddock_bin" ]; then echo "usage: run.sh root|unprivi
 here=$(cd "$(dirname "$0")" && pwd)
 
 if [ "$who" = __inner ]; then
-  P=$paddock_bin
+  P=$(cd "$(dirname "$paddock_bin")" && pwd)/$(basename "$paddock_bin")
   failures=0 checks=0
   fail() { echo "FAIL [$tc] $*"; failures=$((failures + 1)); }
   ok() { checks=$((checks + 1)); }
@@ -204,6 +204,19 @@ $name" ] && ok || fail "bubblewrap: workspace, HOME or PADDOCK_JAIL wrong: $out"
   else
     echo "SKIP [bubblewrap] bwrap is not installed (scripts/setup.sh installs the Debian package bubblewrap)"
   fi
+
+  # paddock run in a linked git worktree: git works, hooks and config stay read-only.
+  tc=run-linked-worktree
+  src=$work/src-linked; make_source "$src"
+  git -C "$src" worktree add -q "$work/linked" -b linked
+  if (cd "$work/linked" && "$P" run --no-diagnostics "${gitenv[@]}" -- sh -c 'echo q >q && git add q && git commit -q -m wt') >/dev/null 2>"$work/err"; then
+    [ "$(git -C "$src" log --format=%s -1 linked)" = wt ] && ok || fail "the commit is not on the branch"
+  else
+    fail "commit in a linked worktree: $(cat "$work/err")"
+  fi
+  (cd "$work/linked" && "$P" run --no-diagnostics -- sh -c "echo x >>'$src/.git/config'; echo y >'$src/.git/hooks/post-commit'") >/dev/null 2>&1 || true
+  grep -q '^x$' "$src/.git/config" && fail "config writable from a linked worktree" || ok
+  [ -e "$src/.git/hooks/post-commit" ] && fail "hooks writable from a linked worktree" || ok
 
   # Bad names.
   tc=names
