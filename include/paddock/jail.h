@@ -75,6 +75,9 @@ class Lock {
   Lock(const Lock&) = delete;
   Lock& operator=(const Lock&) = delete;
   ~Lock();
+  // Records a use of the jail: the lock file's mtime, which load() reads as last_used (no
+  // rewrite and fsync of runtime.json on every exec).
+  void touch() const;
 
  private:
   int fd_ = -1;

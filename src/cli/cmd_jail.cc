@@ -118,8 +118,7 @@ int do_exec(ExecFlags f, bool enter) {
       return 1;
     }
   }
-  r->last_used = static_cast<std::int64_t>(std::time(nullptr));
-  if (auto s = st->save(*r); !s) return print_error(s.error()), 1;
+  lock->touch();  // last_used
 
   // Paths on the command line are the user's, relative to where paddock was started, not to
   // the workspace.

@@ -281,7 +281,7 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
       extra.push_back("network: " + std::to_string(denied.size() - kFooterTargets) +
                       " more blocked targets; --report FILE or --net-log FILE lists them");
     }
-    print_prefixed(footer_lines(*res, *policy, extra));
+    print_prefixed(footer_lines(*res, *policy, extra, extras ? extras->home_dir : std::string()));
   }
   return res->shell_code();
 }

@@ -247,6 +247,33 @@ TEST_F(JailStore, ExclusiveLockIsRefusedWhileARunHoldsTheSharedOne) {
   EXPECT_TRUE(store_->lock("l", true).ok());
 }
 
+TEST_F(JailStore, AUseIsRecordedAsLastUsed) {
+  Runtime r = make("lu");
+  {
+    auto l = store_->lock("lu", false);
+    ASSERT_TRUE(l.ok());
+    struct timespec later[2] = {{0, UTIME_OMIT}, {r.last_used + 100, 0}};
+    ASSERT_EQ(utimensat(AT_FDCWD, (r.jail_root + "/runtime/lock").c_str(), later, AT_SYMLINK_NOFOLLOW), 0);
+  }
+  auto loaded = store_->load("lu");
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded->last_used, r.last_used + 100);
+  auto l = store_->lock("lu", false);
+  l->touch();
+  loaded = store_->load("lu");
+  EXPECT_GE(loaded->last_used, r.last_used);
+  EXPECT_LT(loaded->last_used, r.last_used + 100);  // touch sets it to now
+}
+
+TEST_F(JailStore, AStoreInsideTheSourceIsRefused) {
+  CreateOptions o;
+  o.name = "self";
+  o.source = tmp_.path();  // the store is under it
+  auto r = store_->create(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("lies inside the source"), std::string::npos);
+}
+
 TEST_F(JailStore, CopyDiffSeesOnlyTheJailsChanges) {
   Runtime r = make("d2");
   auto d = diff(r, false);

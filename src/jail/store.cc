@@ -87,6 +87,10 @@ Lock::~Lock() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+void Lock::touch() const {
+  if (fd_ >= 0) (void)futimens(fd_, nullptr);
+}
+
 Result<void> check_root(const std::string& dir, uid_t uid, std::string_view what) {
   auto fd = sys::open_dir_no_symlinks(dir);
   if (!fd) return std::move(fd).take_error();
@@ -156,6 +160,11 @@ Result<Runtime> Store::load(std::string_view name) const {
     if (e.hint.find("jail rm") != std::string::npos) e.hint = "paddock jail rm " + std::string(name) + " removes the jail";
     return e;
   }
+  // The last exec touched the lock (Lock::touch).
+  struct stat lock_st;
+  if (fstatat(rt->get(), "lock", &lock_st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(lock_st.st_mode) &&
+      lock_st.st_mtim.tv_sec > r->last_used)
+    r->last_used = lock_st.st_mtim.tv_sec;
   if (r->name != name || r->jail_root != root)
     return make_error("damaged runtime.json: it describes jail \"" + r->name + "\" at " + r->jail_root, file,
                       "paddock jail rm " + std::string(name) + " removes the jail");
@@ -271,6 +280,9 @@ Result<Runtime> Store::create(const CreateOptions& o) {
   const std::string root = root_of(o.name);
   if (source == dir_ || source.compare(0, dir_.size() + 1, dir_ + "/") == 0)
     return make_error("the source lies inside the jail store", source, "make a jail of a project directory");
+  if (o.workspace != WorkspaceMode::Host && (source == "/" || dir_.compare(0, source.size() + 1, source + "/") == 0))
+    return make_error("the jail store (" + dir_ + ") lies inside the source: the workspace would contain itself",
+                      source, "make a jail of a project directory, not of HOME or a parent of it");
 
   auto store = sys::open_dir_no_symlinks(dir_);
   if (!store) return std::move(store).take_error();
