@@ -218,6 +218,23 @@ $name" ] && ok || fail "bubblewrap: workspace, HOME or PADDOCK_JAIL wrong: $out"
   grep -q '^x$' "$src/.git/config" && fail "config writable from a linked worktree" || ok
   [ -e "$src/.git/hooks/post-commit" ] && fail "hooks writable from a linked worktree" || ok
 
+  # What a run can do to its own jail's roots: make its HOME writable by others (the next exec
+  # refuses the root), plant a symlink to a host file in the workspace (sync copies the link,
+  # never the file it names; rm leaves the file alone).
+  tc=hostile-run
+  name=$prefix-hostile
+  victim=$work/victim; echo precious >"$victim"
+  src=$work/src-hostile; make_source "$src"
+  "$P" jail create "$name" --workspace copy --source "$src" 2>/dev/null && jails+=("$name")
+  "$P" jail exec "$name" -- ln -s "$victim" planted >/dev/null 2>&1 || fail "exec ln -s"
+  "$P" jail sync "$name" --apply >/dev/null 2>&1 || fail "sync --apply"
+  [ -L "$src/planted" ] && [ "$(readlink "$src/planted")" = "$victim" ] && ok || fail "sync did not copy the link as a link"
+  "$P" jail exec "$name" -- sh -c 'chmod 777 "$HOME"' >/dev/null 2>&1 || fail "exec chmod"
+  if "$P" jail exec "$name" -- true 2>"$work/err"; then fail "exec into a HOME others can write ran"
+  else grep -q "can be written by other users" "$work/err" && ok || fail "no refusal message: $(cat "$work/err")"; fi
+  expect "rm of a jail with a planted symlink" "$P" jail rm "$name"
+  [ "$(cat "$victim")" = precious ] && ok || fail "rm followed the planted symlink"
+
   # Bad names.
   tc=names
   for bad in 'a/b' '..' "$(printf 'x%.0s' $(seq 65))" "$(printf 'a\033b')" '-x'; do
