@@ -3,17 +3,18 @@
 # unprivileged test user (scripts/test-user.sh creates it).
 # usage: tests/jail/run.sh root|unprivileged|current PADDOCK_BINARY
 #
-# For each workspace mode (host, copy, worktree) and each HOME mode (stable, temporary): make a
+# For each workspace mode (host, copy, overlay, worktree) and each HOME mode (stable, temporary): make a
 # jail of a fresh git repository, run a command in it that edits, deletes, renames a file and a
 # directory, makes a symlink, writes in HOME and commits in git; check the source is untouched
 # (copy, worktree), the diff, a patch that applies to the source, a branch (worktree) or an
 # apply (copy), runtime.json, that a stable HOME is kept and a temporary one is not, and that the
-# jail's metadata is out of the sandbox's reach. Then bad names, a damaged runtime.json, the size
-# cap, prune, two execs at once, and rm refused while one runs. A failure names the case.
+# jail's metadata is out of the sandbox's reach. Then --apply refused over a changed source, the
+# bubblewrap backend for real, paddock run in a linked git worktree, a hostile run (planted
+# symlink, a HOME made writable by others), bad names, a damaged runtime.json, the size cap, two
+# execs at once with rm refused meanwhile, and prune. A failure names the case.
 set -euo pipefail
 who=${1:-} paddock_bin=${2:-}
 if [ -z "$who" ] || [ -z "$paddock_bin" ]; then echo "usage: run.sh root|unprivileged|current PADDOCK_BINARY" >&2; exit 2; fi
-here=$(cd "$(dirname "$0")" && pwd)
 
 if [ "$who" = __inner ]; then
   P=$(cd "$(dirname "$paddock_bin")" && pwd)/$(basename "$paddock_bin")
@@ -67,7 +68,6 @@ D sub/s.txt
 A link
 M a.txt
 A sub2/s.txt'
-  sorted() { sort; }
 
   for ws in host copy overlay worktree; do
     for home in stable temporary; do
