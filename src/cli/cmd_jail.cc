@@ -146,7 +146,6 @@ int do_exec(ExecFlags f, bool enter) {
     jail::add_worktree_grants(b, {rt.workspace_root, rt.git_dir, rt.git_common_dir}, "refs/heads/paddock",
                               {Origin::Kind::BuiltIn, "jail " + rt.name + ": git worktree"});
   };
-  extras.before_run = [](const Policy&) {};
   return run_command(f.run, &extras);
 }
 

@@ -179,7 +179,6 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
       jo.workspace.mounts = extras->mounts;
     }
     jo.command = f.command;
-    if (extras && extras->before_run) extras->before_run(*policy);
     // Said before the run, every time: what this backend does not enforce.
     std::vector<std::string> lines;
     for (const auto& m : (*jail)->missing_guarantees(*policy))
@@ -197,7 +196,6 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
   if (extras && !extras->home_dir.empty())
     opts.mounts.push_back({policy->home, extras->home_dir, Access::ReadWrite, 0, {}, {}});
   if (extras) opts.mounts.insert(opts.mounts.end(), extras->mounts.begin(), extras->mounts.end());
-  if (extras && extras->before_run) extras->before_run(*policy);
   opts.pty = !f.no_pty;
   opts.test_resolve = egress.resolve;
   opts.count_output = !f.limits.report.empty();

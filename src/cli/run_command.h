@@ -42,8 +42,6 @@ struct RunExtras {
   std::vector<SandboxMount> mounts;
   // More rules and settings, applied after the profile and the flags.
   std::function<void(PolicyBuilder&)> add;
-  // Called once the policy is built, before the run (e.g. to say which backend runs it).
-  std::function<void(const Policy&)> before_run;
 };
 
 // Runs F.command under F's flags (and EXTRAS when given); returns the exit code.
