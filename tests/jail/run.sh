@@ -168,6 +168,16 @@ $want"
     done
   done
 
+  # rm of a worktree jail unregisters the worktree and keeps its branch (it may hold the work).
+  tc=worktree-rm
+  name=$prefix-worktree-stable
+  if "$P" jail rm "$name" >/dev/null 2>&1; then
+    git -C "$work/src-worktree-stable" worktree list | grep -q "$name" && fail "the worktree is still registered" || ok
+    git -C "$work/src-worktree-stable" rev-parse --verify -q "paddock/$name" >/dev/null && ok || fail "rm deleted the branch"
+  else
+    fail "rm"
+  fi
+
   # --apply refuses when the source changed underneath, and lists the file.
   tc=apply-refused
   src=$work/src-refused; make_source "$src"
