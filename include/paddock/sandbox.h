@@ -47,6 +47,11 @@ struct SandboxMount {
   std::string host_path;     // empty: a fresh tmpfs
   Access access = Access::ReadWrite;
   std::uint64_t tmpfs_size_bytes = 0;  // 0: half of RAM (tmpfs default)
+  // Both set: an overlay at sandbox_path with host_path as its read-only lower layer and writes
+  // going to overlay_upper (overlay_work is overlayfs's scratch directory, on the same
+  // filesystem). Mounted inside the sandbox's user namespace, so with `userxattr` (Linux 5.11+):
+  // renaming a directory that came from the lower layer fails with EXDEV (docs/jails.md).
+  std::string overlay_upper, overlay_work;
 };
 
 struct RunOptions {

@@ -1,4 +1,6 @@
 // paddock doctor: what isolation this kernel gives, and what is degraded.
+#include <unistd.h>
+
 #include <cstdio>
 
 #include "cli/commands.h"
@@ -7,11 +9,32 @@
 #include "engine/resources.h"
 #include "engine/seccomp_policy.h"
 #include "paddock/features.h"
+#include "paddock/jail_backend.h"
 
 namespace paddock::cli {
 namespace {
 
 const char* yes(bool b) { return b ? "yes" : "no"; }
+
+// --backend (paddock run, paddock jail exec): whether each is here and what it does not give.
+struct BackendInfo {
+  std::string name, found;
+  std::vector<std::string> missing;
+};
+std::vector<BackendInfo> backends() {
+  std::vector<BackendInfo> out;
+  for (const auto& n : jail::backend_names()) {
+    auto j = jail::make_jail(n);
+    if (!j) continue;
+    BackendInfo b{n, "", (*j)->missing_guarantees(Policy{})};
+    if (n == "native") b.found = "built in";
+    else if (n == "bubblewrap") b.found = access("/usr/bin/bwrap", X_OK) == 0 ? "/usr/bin/bwrap" : "not installed";
+    else b.found = access("/run/systemd/system", F_OK) == 0 ? "systemd is running"
+                                                             : "no systemd as PID 1: no user manager to run it";
+    out.push_back(std::move(b));
+  }
+  return out;
+}
 
 // How `--memory`, `--pids` and `--cpu` would be enforced for this user here: a trial resource
 // control (its cgroups, if any, are made and removed at once).
@@ -70,6 +93,8 @@ int do_doctor(bool json) {
     j["project_write_cap"] = {{"capped", false}, {"reason", kProjectWriteCapReason}};
     j["isolation_gaps"] = nlohmann::json::array();
     for (const IsolationGap& g : gaps) j["isolation_gaps"].push_back({{"name", g.name}, {"consequence", g.consequence}});
+    j["backends"] = nlohmann::json::object();
+    for (const auto& b : backends()) j["backends"][b.name] = {{"available", b.found}, {"not_enforced", b.missing}};
     j["apparmor"] = {{"restricts_userns", aa.restricts_userns},
                      {"profile_applies", aa.profile_applies},
                      {"detail", aa.detail},
@@ -104,6 +129,11 @@ int do_doctor(bool json) {
   std::printf("  domain allowlist:  %s\n", allowlist
                                                ? "yes (--allow-domain: own network namespace + egress filter)"
                                                : "no — needs user namespaces; --allow-domain refuses to run");
+  for (const auto& b : backends()) {
+    std::printf("  backend %-10s %s%s\n", (b.name + ":").c_str(), b.found.c_str(),
+                b.missing.empty() ? " — every guarantee above" : "");
+    for (const auto& m : b.missing) std::printf("                     not enforced: %s\n", m.c_str());
+  }
   std::printf("\n`paddock run` will use: %s\n", describe_isolation(f).c_str());
   bool degraded = false;
   if (fallback && f.landlock_abi == 0) {

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/run_command.h"
 #include "cli/footer.h"
 #include "cli/limit_flags.h"
 #include "cli/net_flags.h"
@@ -19,6 +20,8 @@
 #include "policy/command_setup.h"
 #include "engine/report.h"
 #include "net/decision_log.h"
+#include "jail/git_grants.h"
+#include "paddock/jail_backend.h"
 #include "paddock/sandbox.h"
 #include "paddock/why.h"
 #include "sys/anchored_dir.h"
@@ -27,17 +30,6 @@
 
 namespace paddock::cli {
 namespace {
-
-struct RunFlags {
-  PolicyFlags policy;
-  LimitFlags limits;
-  NetFlags net;
-  std::vector<std::string> command;
-  bool no_diagnostics = false;
-  bool exec = false;
-  bool no_pty = false;
-  std::string net_log;  // --net-log FILE
-};
 
 void print_error(const Error& e) {
   std::fprintf(stderr, "paddock: %s\n", e.describe().c_str());
@@ -95,13 +87,18 @@ Result<std::function<void(const NetworkDecision&)>> open_net_log(const std::stri
   });
 }
 
-int do_run(const RunFlags& f) {
+}  // namespace
+
+int run_command(const RunFlags& f, const RunExtras* extras) {
   auto ctx = HostContext::from_process();
   if (!ctx) {
     print_error(ctx.error());
     return 125;
   }
+  if (extras && !extras->project_dir.empty()) ctx->cwd = extras->project_dir;
   PolicyBuilder builder(*ctx);
+  if (extras && !extras->project_dir.empty())
+    builder.cwd_access(Access::ReadWrite, {Origin::Kind::Cwd, extras->project_origin});
   PolicyFlags policy_flags = f.policy;
   if (!policy_flags.profile_given && !f.command.empty()) {
     // `paddock run -- claude` works on the first try: the agent's built-in profile (issue 13).
@@ -137,6 +134,19 @@ int do_run(const RunFlags& f) {
     }
     if (*made) std::fprintf(stderr, "[paddock] created %s (%s)\n", f.path.c_str(), f.origin.detail.c_str());
   }
+  if (extras && extras->add) extras->add(builder);
+  if (!extras) {
+    // In a linked git worktree the repository's git directory lies outside the project: the
+    // grants git needs there, hooks and config read-only (jail/git_grants.h).
+    auto wt = jail::find_linked_worktree(ctx->cwd);
+    if (!wt) {
+      std::fprintf(stderr, "[paddock] warning: %s\n", wt.error().describe().c_str());
+    } else if (*wt) {
+      jail::add_worktree_grants(builder, **wt, "refs", {Origin::Kind::BuiltIn, "linked git worktree " + (*wt)->top});
+      std::fprintf(stderr, "[paddock] linked git worktree: %s writable (objects, refs, its own git directory; "
+                   "hooks and config read-only)\n", (*wt)->common_dir.c_str());
+    }
+  }
   if (auto r = apply_limit_flags(f.limits, builder); !r) {
     print_error(r.error());
     return 2;
@@ -153,15 +163,14 @@ int do_run(const RunFlags& f) {
     print_error(policy.error());
     return 2;
   }
-  RunOptions opts;
-  opts.argv = f.command;
   // The agent profile's own arguments ([command]: Codex told that paddock is its sandbox), said in
   // one line; the user's choices that cannot work inside are warned about now and after the run.
+  std::vector<std::string> command = f.command;
   std::vector<std::string> command_warnings;
   if (const auto& setup = builder.command_setup()) {
     CommandAdjustment adj = adjust_command(f.command, *setup);
     if (adj.applied) {
-      opts.argv = adj.argv;
+      command = adj.argv;
       std::string added;
       for (const auto& a : setup->args) added += " " + a;
       if (!added.empty())
@@ -171,6 +180,41 @@ int do_run(const RunFlags& f) {
       print_prefixed(command_warnings);
     }
   }
+  if (!f.backend.empty() && f.backend != "native") {
+    auto jail = jail::make_jail(f.backend);
+    if (!jail) {
+      print_error(jail.error());
+      return 2;
+    }
+    if (f.exec || !f.net_log.empty() || !f.limits.report.empty()) {
+      print_error(make_error("--exec, --net-log and --report need the native backend", "--backend " + f.backend));
+      return 2;
+    }
+    jail::RunOpts jo;
+    jo.workspace.path = policy->cwd;
+    if (extras) {
+      jo.workspace.home_dir = extras->home_dir;
+      jo.workspace.mounts = extras->mounts;
+    }
+    jo.command = command;
+    // Said before the run, every time: what this backend does not enforce.
+    std::vector<std::string> lines;
+    for (const auto& m : (*jail)->missing_guarantees(*policy))
+      lines.push_back("backend " + f.backend + ": not enforced: " + m);
+    print_prefixed(lines);
+    auto rc = (*jail)->run(*policy, jo);
+    print_prefixed(command_warnings);
+    if (!rc) {
+      print_error(rc.error());
+      return 125;
+    }
+    return *rc;
+  }
+  RunOptions opts;
+  opts.argv = command;
+  if (extras && !extras->home_dir.empty())
+    opts.mounts.push_back({policy->home, extras->home_dir, Access::ReadWrite, 0, {}, {}});
+  if (extras) opts.mounts.insert(opts.mounts.end(), extras->mounts.begin(), extras->mounts.end());
   opts.pty = !f.no_pty;
   opts.test_resolve = egress.resolve;
   opts.count_output = !f.limits.report.empty();
@@ -254,22 +298,19 @@ int do_run(const RunFlags& f) {
       extra.push_back("network: " + std::to_string(denied.size() - kFooterTargets) +
                       " more blocked targets; --report FILE or --net-log FILE lists them");
     }
-    print_prefixed(footer_lines(*res, *policy, extra));
+    print_prefixed(footer_lines(*res, *policy, extra, extras ? extras->home_dir : std::string()));
   }
   return res->shell_code();
 }
 
-}  // namespace
-
 int run_with_default_flags(std::vector<std::string> command) {
   RunFlags flags;
   flags.command = std::move(command);
-  return do_run(flags);
+  return run_command(flags);
 }
 
-void register_run(CLI::App& app) {
-  auto flags = std::make_shared<RunFlags>();
-  auto* cmd = app.add_subcommand("run", "Run a command confined to the current project");
+void add_run_flags(CLI::App* cmd, RunFlags& f) {
+  RunFlags* flags = &f;
   add_policy_flags(cmd, flags->policy);
   add_limit_flags(cmd, flags->limits);
   add_net_flags(cmd, flags->net);
@@ -278,8 +319,16 @@ void register_run(CLI::App& app) {
                 "Replace paddock with the command (no footer, no pid namespace; processes it detaches are not "
                 "stopped when it exits and keep its write access: see docs/process-model.md)");
   cmd->add_flag("--no-pty", flags->no_pty, "Do not give the command its own pseudo-terminal");
+  cmd->add_option("--backend", flags->backend,
+                  "native (default: paddock's engine), bubblewrap or systemd-run (fewer guarantees: docs/jails.md)");
   cmd->add_option("--net-log", flags->net_log,
                   "Filtered network: append each allow/deny decision to FILE as a JSON line, as it happens");
+}
+
+void register_run(CLI::App& app) {
+  auto flags = std::make_shared<RunFlags>();
+  auto* cmd = app.add_subcommand("run", "Run a command confined to the current project");
+  add_run_flags(cmd, *flags);
   cmd->add_option("command", flags->command, "The command and its arguments (after --)");
   cmd->callback([flags] {
     if (const auto* after = command_after_dashes()) flags->command.insert(flags->command.end(), after->begin(), after->end());
@@ -288,7 +337,7 @@ void register_run(CLI::App& app) {
       set_exit_code(2);
       return;
     }
-    set_exit_code(do_run(*flags));
+    set_exit_code(run_command(*flags));
   });
 }
 

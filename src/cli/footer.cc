@@ -49,7 +49,8 @@ std::vector<std::string> left_behind_lines(const std::vector<LeftBehind>& left) 
 
 void print_left_behind(const std::vector<LeftBehind>& left) { print_prefixed(left_behind_lines(left)); }
 
-std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const std::vector<std::string>& extra) {
+std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const std::vector<std::string>& extra,
+                                      const std::string& home_from) {
   std::vector<std::string> out;
   bool limit_hit = r.timed_out || r.oom || !extra.empty();
   if (r.status == RunResult::Status::Signaled && !limit_hit) return out;  // not a sandbox issue
@@ -79,7 +80,8 @@ std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const
     out.push_back("    " + tilde(p, rule.path) + " (" + std::string(to_string(rule.access)) + ")");
   }
   if (r.isolation_gaps.empty()) {
-    out.push_back("    system directories (read-only), " + tilde(p, p.home) + " (fresh, empty), /tmp (private)");
+    out.push_back("    system directories (read-only), " + tilde(p, p.home) +
+                  (home_from.empty() ? " (fresh, empty)" : " (" + home_from + ", kept between runs)") + ", /tmp (private)");
   } else {
     out.push_back("    system directories (read-only), HOME and TMPDIR (fresh, empty, elsewhere: " + tilde(p, p.home) +
                   " and /tmp are the host's)");

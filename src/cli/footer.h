@@ -12,7 +12,9 @@ namespace paddock::cli {
 
 // Lines without the "[paddock] " prefix; empty when no footer is due (success, killed by a
 // signal). `extra` holds lines other subsystems add (limits hit, denied hosts).
-std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const std::vector<std::string>& extra);
+// `home_from`: the host directory mounted at HOME (a jail's stable HOME), when it is not a fresh one.
+std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const std::vector<std::string>& extra,
+                                      const std::string& home_from = {});
 
 // What the run left where the host runs or trusts it later (RunResult::left_behind), one block
 // on stderr that cannot be missed; nothing when the list is empty.

@@ -32,6 +32,7 @@ constexpr Command kCommands[] = {
     {"mcp", paddock::cli::register_mcp},
     {"integrate", paddock::cli::register_integrate},
     {"host", paddock::cli::register_host},
+    {"jail", paddock::cli::register_jail},
 };
 
 // Building a command's options is most of what parsing costs (`paddock run` is on every

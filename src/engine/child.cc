@@ -229,6 +229,10 @@ void apply_mount(const MountOp& op) {
       if (symlink(op.src.c_str(), dst) < 0 && errno != EEXIST) fail("symlink", label);
       return;
     }
+    case MountOp::Kind::Overlay:
+      if (!ensure_mountpoint(dst, true)) fail("create mount point", label);
+      if (mount("overlay", dst, "overlay", MS_NOSUID | MS_NODEV, op.data.c_str()) < 0) fail("mount overlay", label);
+      return;
     case MountOp::Kind::Proc:
       if (!ensure_mountpoint(dst, true)) fail("create mount point", label);
       if (mount("proc", dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) < 0) fail("mount proc", label);

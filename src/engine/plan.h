@@ -32,6 +32,7 @@ struct MountOp {
     Devpts,     // a fresh devpts instance (ptmxmode=0666)
     DevNode,    // bind a host device node (src) onto a new empty file at dst
     WriteFile,  // create dst with `data` as its contents (read-only root, written before remount)
+    Overlay,    // overlayfs at dst with `data` as its options (lowerdir, upperdir, workdir under /oldroot)
   };
   Kind kind = Kind::Bind;
   std::string src;

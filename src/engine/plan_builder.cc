@@ -39,6 +39,7 @@ int order_of(MountOp::Kind k) {
   switch (k) {
     case MountOp::Kind::WriteFile: return 0;
     case MountOp::Kind::Tmpfs:
+    case MountOp::Kind::Overlay:
     case MountOp::Kind::Bind:
     case MountOp::Kind::Symlink:
     case MountOp::Kind::Proc:
@@ -144,6 +145,10 @@ class Planner {
     ll("/", LANDLOCK_ACCESS_FS_READ_DIR);
 
     bool home_rule = false, tmp_rule = false;
+    // A mount of its own at HOME (a jail's stable HOME, RunOptions::mounts) takes the fresh
+    // tmpfs's place: HOME is that directory, and the profile's grants under HOME are bound into it.
+    for (const SandboxMount& m : in_.extra_mounts)
+      if (!policy_.home.empty() && m.sandbox_path == policy_.home) home_rule = true;
     for (const PathRule& r : policy_.paths) {
       struct stat st;
       if (lstat(r.path.c_str(), &st) != 0) {
@@ -276,6 +281,19 @@ class Planner {
         if (m.tmpfs_size_bytes) data += ",size=" + std::to_string(m.tmpfs_size_bytes);
         add({MountOp::Kind::Tmpfs, "", in_new_root(m.sandbox_path), m.sandbox_path, data, false, true});
         if (!grants(m.access, Access::Write)) out_.remount_ro_at_end.push_back(m.sandbox_path);
+      } else if (!m.overlay_upper.empty() || !m.overlay_work.empty()) {
+        std::string data;
+        for (const auto& [key, dir] : {std::pair{"lowerdir=", &m.host_path}, {"upperdir=", &m.overlay_upper},
+                                       {"workdir=", &m.overlay_work}}) {
+          struct stat st;
+          if (dir->empty() || (*dir)[0] != '/' || stat(dir->c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+            return make_error("an overlay layer is not a directory", *dir);
+          // Option syntax: these would split or end the option string.
+          if (dir->find_first_of(",:\\") != std::string::npos)
+            return make_error("an overlay layer's path may not contain ',', ':' or '\\'", *dir);
+          data += (data.empty() ? "" : ",") + std::string(key) + kOldRoot + *dir;
+        }
+        add({MountOp::Kind::Overlay, "", in_new_root(m.sandbox_path), m.sandbox_path, data + ",userxattr", false, true});
       } else {
         struct stat st;
         if (stat(m.host_path.c_str(), &st) != 0) return errno_error("cannot use path", errno, m.host_path);

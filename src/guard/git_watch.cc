@@ -256,8 +256,12 @@ GitWatch GitWatch::before(const Policy& policy, const std::vector<SandboxMount>&
   std::vector<std::string> roots;
   for (const PathRule& r : policy.paths)
     if (grants(r.access, Access::Write) && r.symlink_target.empty()) roots.push_back(r.path);
+  // An overlay's host_path is its read-only lower layer: the sandbox cannot change it. Its writes
+  // land in the upper directory, which no host tool uses as a work tree (a jail's sync never
+  // publishes .git from it: docs/jails.md).
   for (const SandboxMount& m : mounts)
-    if (!m.host_path.empty() && grants(m.access, Access::Write)) roots.push_back(m.host_path);
+    if (!m.host_path.empty() && m.overlay_upper.empty() && grants(m.access, Access::Write))
+      roots.push_back(m.host_path);
   std::sort(roots.begin(), roots.end());
   for (const std::string& root : roots) {
     const bool nested = std::any_of(w.areas_.begin(), w.areas_.end(),

@@ -1,0 +1,165 @@
+// Persistent jails (issue 15): a named, durable place where an agent works, kept between runs.
+//
+// What this owns: the jail store (the roots under $XDG_STATE_HOME/paddock/jails/<name>/, or
+// /var/lib/paddock/jails for root), its versioned runtime/runtime.json, the lock that makes
+// concurrent execs safe, the workspaces (host, copy, worktree) and what a jail changed against
+// its source (diff, patch, sync). What it may not touch: the sandbox itself. A jail run is an
+// ordinary paddock run whose project is the workspace and whose HOME is the jail's; the
+// engine builds it from the same Policy (src/cli/cmd_jail.cc wires the two together).
+//
+// Every path under a jail root that a sandbox can write (the workspace, the stable HOME) is
+// read by paddock without following symlinks: a run may have planted them.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "paddock/result.h"
+
+namespace paddock::jail {
+
+enum class WorkspaceMode { Host, Copy, Overlay, Worktree };
+enum class HomeMode { Stable, Temporary };
+std::string_view to_string(WorkspaceMode m);
+std::string_view to_string(HomeMode m);
+Result<WorkspaceMode> parse_workspace_mode(std::string_view s);
+Result<HomeMode> parse_home_mode(std::string_view s);
+
+// A jail name: 1 to 64 bytes of [A-Za-z0-9._-], not starting with '.' or '-' (so never "..",
+// never a path, never an option, never a control byte).
+inline constexpr std::size_t kMaxNameLength = 64;
+Result<void> check_name(std::string_view name);
+
+// runtime/runtime.json. Paths are absolute and stable across reboots.
+inline constexpr const char* kRuntimeFormat = "paddock.jail/1";
+struct Runtime {
+  std::string name;
+  std::string jail_root;       // <store>/<name>
+  std::string profile;         // the profile runs use unless --profile says otherwise
+  std::string profile_root;    // where the profile's file lives ("" for a built-in profile)
+  WorkspaceMode workspace_mode = WorkspaceMode::Copy;
+  std::string workspace_root;  // the directory the command runs in (the source itself for host)
+  HomeMode home_mode = HomeMode::Stable;
+  std::string home_root;       // <jail_root>/home (kept even when temporary, empty then)
+  std::string source;          // the directory the workspace was made from
+  std::string backend = "native";
+  std::int64_t created = 0;    // seconds since the epoch
+  std::int64_t last_used = 0;
+  std::optional<std::uint64_t> max_size_bytes;  // checked before each exec
+  // worktree mode
+  std::string git_branch;      // paddock/<name>
+  std::string git_base;        // the source's HEAD commit when the jail was made
+  std::string git_dir;         // the worktree's own git directory (<common>/worktrees/<id>)
+  std::string git_common_dir;  // the source repository's .git
+};
+nlohmann::json runtime_to_json(const Runtime& r);
+// `file` is named in every error.
+Result<Runtime> runtime_from_json(const nlohmann::json& j, const std::string& file);
+
+// Holds runtime/lock: shared while a command runs in the jail (several may), exclusive while the
+// jail is removed, pruned or synced. Released when destroyed.
+class Lock {
+ public:
+  Lock() = default;
+  explicit Lock(int fd) : fd_(fd) {}
+  Lock(Lock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  Lock& operator=(Lock&& o) noexcept;
+  Lock(const Lock&) = delete;
+  Lock& operator=(const Lock&) = delete;
+  ~Lock();
+  // Records a use of the jail: the lock file's mtime, which load() reads as last_used (no
+  // rewrite and fsync of runtime.json on every exec).
+  void touch() const;
+
+ private:
+  int fd_ = -1;
+};
+
+struct CreateOptions {
+  std::string name;
+  WorkspaceMode workspace = WorkspaceMode::Copy;
+  HomeMode home = HomeMode::Stable;
+  std::string source;   // absolute; the current directory by default (the CLI fills it in)
+  std::string profile = "default";
+  std::string profile_root;
+  std::string backend = "native";
+  std::optional<std::uint64_t> max_size_bytes;
+};
+
+// The store: one directory holding a directory per jail.
+class Store {
+ public:
+  // $PADDOCK_JAILS_DIR if set (tests), else /var/lib/paddock/jails for root, else
+  // $XDG_STATE_HOME/paddock/jails (~/.local/state/paddock/jails). Created 0700 when missing;
+  // refused when it (or its parent paddock directory) is a symlink, not owned by the caller or
+  // writable by others.
+  static Result<Store> open_default();
+  static Result<Store> open(std::string dir);
+
+  const std::string& dir() const { return dir_; }
+  std::string root_of(std::string_view name) const { return dir_ + "/" + std::string(name); }
+
+  Result<Runtime> create(const CreateOptions& o);
+  // Reads runtime.json and checks the jail's roots (owner, not writable by others, no symlinks).
+  Result<Runtime> load(std::string_view name) const;
+  Result<std::vector<Runtime>> list() const;  // by name; a damaged jail is an error naming it
+  Result<void> save(const Runtime& r) const;  // temp file + fsync + rename
+  // Removes the jail's root (never following a symlink in it) and, for a worktree, the
+  // worktree's registration and branch in the source repository is left alone (the branch may
+  // hold the user's work): `git worktree prune` there forgets it.
+  Result<void> remove(std::string_view name) const;
+  // Shared for exec, exclusive for rm/prune/sync. Non-blocking: a busy jail is an error.
+  Result<Lock> lock(std::string_view name, bool exclusive) const;
+
+ private:
+  explicit Store(std::string dir) : dir_(std::move(dir)) {}
+  std::string dir_;
+};
+
+// Bytes used under a directory (allocated blocks), never following symlinks or crossing into
+// other filesystems' mount points.
+Result<std::uint64_t> disk_usage(const std::string& dir);
+
+// Refuses DIR when it is not a directory owned by `uid` or writable by group or others.
+Result<void> check_root(const std::string& dir, uid_t uid, std::string_view what);
+
+// Copies the tree SRC into DST (which must not exist): regular files by reflink (FICLONE) where
+// the filesystem can, else copy_file_range; directories, modes and symlinks (as links, never
+// followed) preserved; other objects (sockets, FIFOs, devices) skipped. Nothing outside SRC is
+// read. Returns the number of files copied by reflink and in all.
+struct CopyStats {
+  std::uint64_t files = 0, reflinked = 0, bytes = 0, symlinks = 0, dirs = 0, skipped = 0;
+};
+Result<CopyStats> copy_tree(const std::string& src, const std::string& dst);
+
+// What a jail changed against its source.
+struct Change {
+  char kind = 'M';  // 'A' added, 'M' modified (content, mode or type), 'D' deleted
+  std::string path;  // relative to the workspace
+};
+struct Diff {
+  std::vector<Change> changes;
+  std::string patch;  // git-style, applicable with `git apply` (binary hunks included)
+};
+Result<Diff> diff(const Runtime& r, bool with_patch);
+
+// Publishes the jail's changes into the source.
+// To a new branch of the source repository (worktree mode): a commit holding the workspace as
+// it is, on top of the jail's own commits, authored as git is configured. The source's work
+// tree is not touched. Returns the commit.
+Result<std::string> sync_to_branch(const Runtime& r, const std::string& branch);
+// Into the source's files: refused, listing them, when a file the jail changed was also
+// changed in the source since the jail was made. Files the host runs or trusts later (the
+// protected list: .envrc, .vscode, git hooks, ...) are never written there: they are returned in
+// `held` for the user to review and copy by hand. Returns what was applied.
+Result<std::vector<Change>> sync_apply(const Runtime& r, std::vector<std::string>& held);
+
+}  // namespace paddock::jail

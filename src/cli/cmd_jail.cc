@@ -1,0 +1,403 @@
+// paddock jail: persistent jails (docs/jails.md). Thin over src/jail/ (the store, workspaces,
+// diff and sync) and `paddock run` (run_command: the same engine, with the workspace as the
+// project and the jail's HOME).
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/footer.h"
+#include "cli/run_command.h"
+#include "paddock/jail.h"
+#include "paddock/jail_backend.h"
+#include "jail/git_grants.h"
+#include "paddock/profile.h"
+#include "policy/path_util.h"
+#include "policy/units.h"
+#include "sys/anchored_dir.h"
+
+namespace paddock::cli {
+namespace {
+
+void print_error(const Error& e) {
+  std::fprintf(stderr, "paddock: %s\n", e.describe().c_str());
+  if (!e.hint.empty()) std::fprintf(stderr, "paddock: hint: %s\n", e.hint.c_str());
+}
+
+std::string cwd_or_empty() {
+  char buf[4096];
+  return getcwd(buf, sizeof(buf)) ? std::string(buf) : std::string();
+}
+
+std::string when(std::int64_t t) {
+  std::time_t tt = static_cast<std::time_t>(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// The backends a jail (and `paddock run --backend`) can name: paddock/jail_backend.h.
+Result<void> check_backend(const std::string& b) {
+  auto j = jail::make_jail(b);
+  if (!j) return std::move(j).take_error();
+  return {};
+}
+
+Result<jail::Store> store() { return jail::Store::open_default(); }
+
+// ---- create ---------------------------------------------------------------------------------
+
+struct CreateFlags {
+  std::string name, workspace = "copy", home = "stable", profile = "default", source, backend = "native", max_size;
+};
+
+int do_create(const CreateFlags& f) {
+  jail::CreateOptions o;
+  o.name = f.name;
+  auto ws = jail::parse_workspace_mode(f.workspace);
+  if (!ws) return print_error(ws.error()), 2;
+  auto home = jail::parse_home_mode(f.home);
+  if (!home) return print_error(home.error()), 2;
+  if (auto b = check_backend(f.backend); !b) return print_error(b.error()), 2;
+  if (auto n = jail::check_name(f.name); !n) return print_error(n.error()), 2;
+  o.workspace = *ws;
+  o.home = *home;
+  o.backend = f.backend;
+  auto ctx = HostContext::from_process();
+  if (!ctx) return print_error(ctx.error()), 125;
+  o.source = path::normalize(absolute_path(f.source.empty() ? "." : f.source, *ctx));
+  auto prof = find_profile(f.profile, *ctx);
+  if (!prof) return print_error(prof.error()), 2;
+  o.profile = f.profile;
+  o.profile_root = prof->file.rfind("<built-in", 0) == 0 ? "" : prof->file;
+  if (!f.max_size.empty()) {
+    auto s = parse_size(f.max_size);
+    if (!s) return print_error(make_error(s.error().message, "--max-size " + f.max_size)), 2;
+    o.max_size_bytes = *s;
+  }
+  auto st = store();
+  if (!st) return print_error(st.error()), 1;
+  auto r = st->create(o);
+  if (!r) return print_error(r.error()), 1;
+  std::fprintf(stderr, "[paddock] jail %s: %s workspace at %s, %s HOME\n", r->name.c_str(),
+               std::string(to_string(r->workspace_mode)).c_str(), r->workspace_root.c_str(),
+               std::string(to_string(r->home_mode)).c_str());
+  return 0;
+}
+
+// ---- exec / enter ---------------------------------------------------------------------------
+
+struct ExecFlags {
+  std::string name;
+  RunFlags run;
+};
+
+int do_exec(ExecFlags f, bool enter) {
+  auto st = store();
+  if (!st) return print_error(st.error()), 1;
+  auto r = st->load(f.name);
+  if (!r) return print_error(r.error()), 1;
+  if (f.run.backend.empty()) f.run.backend = r->backend;
+  if (auto b = jail::make_jail(f.run.backend); !b) return print_error(b.error()), 2;
+  // Shared: several commands may run in one jail at once (as in one project); rm, prune and
+  // sync wait for none of them and are refused while any runs.
+  auto lock = st->lock(f.name, false);
+  if (!lock) return print_error(lock.error()), 1;
+  if (r->max_size_bytes) {
+    auto used = jail::disk_usage(r->jail_root);
+    if (!used) return print_error(used.error()), 1;
+    if (*used > *r->max_size_bytes) {
+      print_error(make_error("jail " + r->name + " uses " + format_size(*used) + ", over its size cap of " +
+                                 format_size(*r->max_size_bytes),
+                             r->jail_root,
+                             "free space in its workspace or HOME, or paddock jail rm " + r->name));
+      return 1;
+    }
+  }
+  lock->touch();  // last_used
+
+  // Paths on the command line are the user's, relative to where paddock was started, not to
+  // the workspace.
+  auto ctx = HostContext::from_process();
+  if (!ctx) return print_error(ctx.error()), 125;
+  for (auto& [access, p] : f.run.policy.rules) p = path::normalize(absolute_path(p, *ctx));
+  if (!f.run.policy.profile_given) f.run.policy.profile = r->profile;
+  if (enter) {
+    const char* shell = std::getenv("SHELL");
+    f.run.command = {shell && *shell ? shell : "/bin/sh"};
+  }
+  RunExtras extras;
+  extras.project_dir = r->workspace_root;
+  extras.project_origin = "jail " + r->name + " (" + std::string(to_string(r->workspace_mode)) + " workspace)";
+  if (r->home_mode == jail::HomeMode::Stable) extras.home_dir = r->home_root;
+  if (r->workspace_mode == jail::WorkspaceMode::Overlay) {
+    const std::string dir = r->workspace_root.substr(0, r->workspace_root.rfind('/'));
+    extras.mounts.push_back({r->workspace_root, r->source, Access::ReadWrite, 0, dir + "/upper", dir + "/work"});
+  }
+  const jail::Runtime rt = *r;
+  extras.add = [rt](PolicyBuilder& b) {
+    b.set_env("PADDOCK_JAIL", rt.name);
+    if (rt.workspace_mode != jail::WorkspaceMode::Worktree) return;
+    // Git-aware grants (docs/jails.md): only this jail's branch is writable among the refs.
+    jail::add_worktree_grants(b, {rt.workspace_root, rt.git_dir, rt.git_common_dir}, "refs/heads/paddock",
+                              {Origin::Kind::BuiltIn, "jail " + rt.name + ": git worktree"});
+  };
+  return run_command(f.run, &extras);
+}
+
+// ---- list / show ----------------------------------------------------------------------------
+
+int do_list(bool json) {
+  auto st = store();
+  if (!st) return print_error(st.error()), 1;
+  auto all = st->list();
+  if (!all) return print_error(all.error()), 1;
+  if (json) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& r : *all) j.push_back(jail::runtime_to_json(r));
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+  std::printf("%-24s %-9s %-10s %-21s %s\n", "NAME", "WORKSPACE", "HOME", "LAST USED", "SOURCE");
+  for (const auto& r : *all)
+    std::printf("%-24s %-9s %-10s %-21s %s\n", r.name.c_str(), std::string(to_string(r.workspace_mode)).c_str(),
+                std::string(to_string(r.home_mode)).c_str(), when(r.last_used).c_str(), r.source.c_str());
+  return 0;
+}
+
+int do_show(const std::string& name) {
+  auto st = store();
+  if (!st) return print_error(st.error()), 1;
+  auto r = st->load(name);
+  if (!r) return print_error(r.error()), 1;
+  nlohmann::json j = jail::runtime_to_json(*r);
+  if (auto used = jail::disk_usage(r->jail_root)) j["size_bytes"] = *used;
+  std::printf("%s\n", j.dump(2).c_str());
+  return 0;
+}
+
+int do_rm(const std::string& name) {
+  auto st = store();
+  if (!st) return print_error(st.error()), 1;
+  if (auto n = jail::check_name(name); !n) return print_error(n.error()), 2;
+  {
+    // Refused while a command runs in it. A jail whose metadata is damaged has no lock to
+    // take: it is removed all the same (that is what rm is offered for).
+    auto lock = st->lock(name, true);
+    if (!lock && lock.error().message.find("in use") != std::string::npos) return print_error(lock.error()), 1;
+    if (auto rm = st->remove(name); !rm) return print_error(rm.error()), 1;
+  }
+  std::fprintf(stderr, "[paddock] removed jail %s\n", name.c_str());
+  return 0;
+}
+
+// ---- diff / sync ----------------------------------------------------------------------------
+
+int do_diff(const std::string& name, bool stat_only) {
+  auto st = store();
+  if (!st) return print_error(st.error()), 1;
+  auto r = st->load(name);
+  if (!r) return print_error(r.error()), 1;
+  auto d = jail::diff(*r, !stat_only);
+  if (!d) return print_error(d.error()), 1;
+  if (stat_only) {
+    for (const auto& c : d->changes) std::printf("%c %s\n", c.kind, c.path.c_str());
+  } else {
+    std::fwrite(d->patch.data(), 1, d->patch.size(), stdout);
+  }
+  return 0;
+}
+
+struct SyncFlags {
+  std::string name, patch, branch;
+  bool apply = false;
+};
+
+int do_sync(const SyncFlags& f) {
+  int given = !f.patch.empty() + !f.branch.empty() + f.apply;
+  if (given != 1) {
+    std::fprintf(stderr, "paddock jail sync: give exactly one of --patch FILE, --to-branch NAME, --apply\n");
+    return 2;
+  }
+  auto st = store();
+  if (!st) return print_error(st.error()), 1;
+  auto r = st->load(f.name);
+  if (!r) return print_error(r.error()), 1;
+  auto lock = st->lock(f.name, true);
+  if (!lock) return print_error(lock.error()), 1;
+  if (!f.patch.empty()) {
+    auto d = jail::diff(*r, true);
+    if (!d) return print_error(d.error()), 1;
+    auto parts = sys::split_file_path(f.patch);
+    if (!parts) return print_error(make_error(parts.error().message, "--patch " + f.patch)), 2;
+    auto dir = sys::open_dir_no_symlinks(parts->first);
+    if (!dir) return print_error(dir.error()), 1;
+    if (auto w = sys::write_file_at(dir->get(), parts->second, d->patch, 0644); !w) return print_error(w.error()), 1;
+    std::fprintf(stderr, "[paddock] %zu change(s) of jail %s written to %s\n", d->changes.size(), r->name.c_str(),
+                 f.patch.c_str());
+    return 0;
+  }
+  if (!f.branch.empty()) {
+    auto c = jail::sync_to_branch(*r, f.branch);
+    if (!c) return print_error(c.error()), 1;
+    std::fprintf(stderr, "[paddock] jail %s published as branch %s (%s) in %s\n", r->name.c_str(), f.branch.c_str(),
+                 c->substr(0, 12).c_str(), r->source.c_str());
+    return 0;
+  }
+  std::vector<std::string> held;
+  auto applied = jail::sync_apply(*r, held);
+  if (!applied) return print_error(applied.error()), 1;
+  for (const auto& c : *applied) std::printf("%c %s\n", c.kind, c.path.c_str());
+  for (const auto& h : held)
+    std::fprintf(stderr, "[paddock] not applied: %s (the host runs or trusts it: review it with paddock jail diff %s and copy it by hand)\n",
+                 h.c_str(), r->name.c_str());
+  std::fprintf(stderr, "[paddock] %zu change(s) of jail %s applied to %s\n", applied->size(), r->name.c_str(),
+               r->source.c_str());
+  return 0;
+}
+
+// ---- prune ----------------------------------------------------------------------------------
+
+struct PruneFlags {
+  std::string older_than, max_size;
+  bool dry_run = false;
+};
+
+int do_prune(const PruneFlags& f) {
+  if (f.older_than.empty() && f.max_size.empty()) {
+    std::fprintf(stderr, "paddock jail prune: give --older-than AGE and/or --max-size SIZE\n");
+    return 2;
+  }
+  std::optional<std::chrono::milliseconds> age;
+  std::optional<std::uint64_t> cap;
+  if (!f.older_than.empty()) {
+    auto a = parse_duration(f.older_than);
+    if (!a) return print_error(make_error(a.error().message, "--older-than " + f.older_than)), 2;
+    age = *a;
+  }
+  if (!f.max_size.empty()) {
+    auto s = parse_size(f.max_size);
+    if (!s) return print_error(make_error(s.error().message, "--max-size " + f.max_size)), 2;
+    cap = *s;
+  }
+  auto st = store();
+  if (!st) return print_error(st.error()), 1;
+  auto all = st->list();
+  if (!all) return print_error(all.error()), 1;
+  // Least recently used first.
+  std::sort(all->begin(), all->end(), [](const auto& a, const auto& b) { return a.last_used < b.last_used; });
+  std::vector<std::uint64_t> sizes;
+  std::uint64_t total = 0;
+  for (const auto& r : *all) {
+    auto u = jail::disk_usage(r.jail_root);
+    sizes.push_back(u ? *u : 0);
+    total += sizes.back();
+  }
+  const auto now = static_cast<std::int64_t>(std::time(nullptr));
+  int removed = 0, rc = 0;
+  for (std::size_t i = 0; i < all->size(); ++i) {
+    const auto& r = (*all)[i];
+    const bool old = age && (now - r.last_used) * 1000 > age->count();
+    const bool over = cap && total > *cap;
+    if (!old && !over) continue;
+    auto lock = st->lock(r.name, true);
+    if (!lock) {
+      print_error(lock.error());
+      rc = 1;
+      continue;
+    }
+    std::fprintf(stderr, "[paddock] %s jail %s (%s, last used %s)\n", f.dry_run ? "would remove" : "removing",
+                 r.name.c_str(), format_size(sizes[i]).c_str(), when(r.last_used).c_str());
+    if (!f.dry_run) {
+      if (auto rm = st->remove(r.name); !rm) {
+        print_error(rm.error());
+        rc = 1;
+        continue;
+      }
+    }
+    total -= sizes[i];
+    ++removed;
+  }
+  std::fprintf(stderr, "[paddock] %d jail(s) %s\n", removed, f.dry_run ? "would be removed" : "removed");
+  return rc;
+}
+
+}  // namespace
+
+void register_jail(CLI::App& app) {
+  auto* jail = app.add_subcommand("jail", "Persistent jails: a named workspace and HOME kept between runs");
+  jail->require_subcommand(1);
+
+  auto cf = std::make_shared<CreateFlags>();
+  auto* create = jail->add_subcommand("create", "Make a jail");
+  create->add_option("name", cf->name, "The jail's name")->required();
+  create->add_option("--workspace", cf->workspace, "host | copy | overlay | worktree (default copy)");
+  create->add_option("--home", cf->home, "stable (kept between runs, the default) | temporary");
+  create->add_option("--profile", cf->profile, "The profile its runs use (default: default)");
+  create->add_option("--source", cf->source, "The directory the workspace is made from (default: .)");
+  create->add_option("--backend", cf->backend, "The backend its runs use: native (the default), bubblewrap, systemd-run");
+  create->add_option("--max-size", cf->max_size, "Refuse to run in the jail once it uses more than SIZE");
+  create->callback([cf] { set_exit_code(do_create(*cf)); });
+
+  for (bool enter : {false, true}) {
+    auto ef = std::make_shared<ExecFlags>();
+    auto* ex = jail->add_subcommand(enter ? "enter" : "exec",
+                                    enter ? "An interactive shell in a jail" : "Run a command in a jail");
+    ex->add_option("name", ef->name, "The jail's name")->required();
+    add_run_flags(ex, ef->run);
+    if (!enter) ex->add_option("command", ef->run.command, "The command and its arguments (after --)");
+    ex->callback([ef, enter] {
+      if (const auto* after = command_after_dashes())
+        ef->run.command.insert(ef->run.command.end(), after->begin(), after->end());
+      if (!enter && ef->run.command.empty()) {
+        std::fprintf(stderr, "paddock jail exec: no command given (usage: paddock jail exec NAME -- COMMAND...)\n");
+        set_exit_code(2);
+        return;
+      }
+      set_exit_code(do_exec(*ef, enter));
+    });
+  }
+
+  auto json = std::make_shared<bool>(false);
+  auto* list = jail->add_subcommand("list", "List the jails");
+  list->add_flag("--json", *json, "As JSON (runtime.json of each)");
+  list->callback([json] { set_exit_code(do_list(*json)); });
+
+  auto name = std::make_shared<std::string>();
+  auto* show = jail->add_subcommand("show", "Show a jail's runtime.json and size");
+  show->add_option("name", *name, "The jail's name")->required();
+  show->callback([name] { set_exit_code(do_show(*name)); });
+
+  auto rm_name = std::make_shared<std::string>();
+  auto* rm = jail->add_subcommand("rm", "Remove a jail (its workspace and HOME)");
+  rm->add_option("name", *rm_name, "The jail's name")->required();
+  rm->callback([rm_name] { set_exit_code(do_rm(*rm_name)); });
+
+  auto diff_name = std::make_shared<std::string>();
+  auto diff_stat = std::make_shared<bool>(false);
+  auto* diff = jail->add_subcommand("diff", "What a jail changed against its source (a patch)");
+  diff->add_option("name", *diff_name, "The jail's name")->required();
+  diff->add_flag("--name-status", *diff_stat, "Only the changed paths (A added, M modified, D deleted)");
+  diff->callback([diff_name, diff_stat] { set_exit_code(do_diff(*diff_name, *diff_stat)); });
+
+  auto sf = std::make_shared<SyncFlags>();
+  auto* sync = jail->add_subcommand("sync", "Publish a jail's changes");
+  sync->add_option("name", sf->name, "The jail's name")->required();
+  sync->add_option("--patch", sf->patch, "Write them as a patch to FILE");
+  sync->add_option("--to-branch", sf->branch, "Commit them to a new branch of the source repository (worktree)");
+  sync->add_flag("--apply", sf->apply, "Apply them to the source's files (refused if those changed meanwhile)");
+  sync->callback([sf] { set_exit_code(do_sync(*sf)); });
+
+  auto pf = std::make_shared<PruneFlags>();
+  auto* prune = jail->add_subcommand("prune", "Remove jails not used for a while, or the oldest over a total size");
+  prune->add_option("--older-than", pf->older_than, "Remove jails last used longer ago than AGE (14d, 12h)");
+  prune->add_option("--max-size", pf->max_size, "Remove least recently used jails until all use at most SIZE");
+  prune->add_flag("--dry-run", pf->dry_run, "Say what would be removed");
+  prune->callback([pf] { set_exit_code(do_prune(*pf)); });
+}
+
+}  // namespace paddock::cli

