@@ -388,7 +388,7 @@ void register_jail(CLI::App& app) {
   auto* sync = jail->add_subcommand("sync", "Publish a jail's changes");
   sync->add_option("name", sf->name, "The jail's name")->required();
   sync->add_option("--patch", sf->patch, "Write them as a patch to FILE");
-  sync->add_option("--to-branch", sf->branch, "Commit them to a new branch of the source repository (worktree)");
+  sync->add_option("--to-branch", sf->branch, "Commit them to a new branch of the source repository");
   sync->add_flag("--apply", sf->apply, "Apply them to the source's files (refused if those changed meanwhile)");
   sync->callback([sf] { set_exit_code(do_sync(*sf)); });
 

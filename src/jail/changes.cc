@@ -569,13 +569,54 @@ Result<Diff> diff(const Runtime& r, bool with_patch) {
   return make_error("unknown workspace mode");
 }
 
+namespace {
+
+// copy and overlay: the jail's patch (the same one --patch writes) applied to a throwaway index
+// holding the source's HEAD, written as a tree and committed on top of HEAD. Neither the source's
+// work tree nor its own index is touched; a patch that does not apply to HEAD (the source's
+// committed files differ from what the jail started from) fails whole.
+Result<std::string> patch_to_branch(const Runtime& r, const std::string& branch) {
+  auto d = diff(r, true);
+  if (!d) return std::move(d).take_error();
+  if (d->changes.empty()) return make_error("the jail changed nothing: no branch made", r.name);
+  auto head = git_ok({"rev-parse", "--verify", "HEAD^{commit}"}, r.source);
+  if (!head) return make_error("--to-branch needs a source that is a git repository with a commit", r.source);
+  const std::string commit = trim(*head);
+  auto tmp = sys::open_dir_no_symlinks(r.jail_root + "/tmp");
+  if (!tmp) return std::move(tmp).take_error();
+  const std::string tag = std::to_string(getpid());
+  const std::string patch = r.jail_root + "/tmp/branch.patch." + tag, index = r.jail_root + "/tmp/branch.index." + tag;
+  if (auto w = sys::write_file_at(tmp->get(), "branch.patch." + tag, d->patch, 0600); !w) return std::move(w).take_error();
+  ::unlinkat(tmp->get(), ("branch.index." + tag).c_str(), 0);
+  std::vector<std::string> env = {"GIT_INDEX_FILE=" + index};
+  auto done = [&]() -> Result<std::string> {
+    if (auto rt = git_ok({"read-tree", commit}, r.source, env); !rt) return std::move(rt).take_error();
+    if (auto ap = git_ok({"apply", "--cached", "--binary", "--", patch}, r.source, env); !ap)
+      return make_error("the jail's changes do not apply to the source's HEAD (" + commit.substr(0, 12) + "): " +
+                            ap.error().message,
+                        r.source, "paddock jail sync " + r.name + " --patch FILE, and merge it by hand");
+    auto tree = git_ok({"write-tree"}, r.source, env);
+    if (!tree) return std::move(tree).take_error();
+    auto c = git_ok({"commit-tree", trim(*tree), "-p", commit, "-m", "paddock jail " + r.name + ": the jail's changes"},
+                    r.source, env);
+    if (!c) return std::move(c).take_error();
+    if (auto b = git_ok({"branch", "--", branch, trim(*c)}, r.source); !b) return std::move(b).take_error();
+    return trim(*c);
+  }();
+  ::unlinkat(tmp->get(), ("branch.patch." + tag).c_str(), 0);
+  ::unlinkat(tmp->get(), ("branch.index." + tag).c_str(), 0);
+  return done;
+}
+
+}  // namespace
+
 Result<std::string> sync_to_branch(const Runtime& r, const std::string& branch) {
-  if (r.workspace_mode != WorkspaceMode::Worktree)
-    return make_error("--to-branch needs a worktree workspace (this jail's is " + std::string(to_string(r.workspace_mode)) + ")",
-                      r.name, "use --patch FILE, or --apply");
+  if (r.workspace_mode == WorkspaceMode::Host)
+    return make_error("a host workspace is the source itself: commit there", r.source);
   if (branch.empty() || branch[0] == '-') return make_error("invalid branch name", branch);
   if (auto chk = git_ok({"check-ref-format", "--branch", branch}, r.source); !chk)
     return make_error("invalid branch name", branch);
+  if (r.workspace_mode != WorkspaceMode::Worktree) return patch_to_branch(r, branch);
   std::string tree;
   auto d = worktree_diff(r, false, &tree);
   if (!d) return std::move(d).take_error();

@@ -153,15 +153,19 @@ $want"
       else
         fail "sync --patch: $(cat "$work/err")"
       fi
-      if [ "$ws" = worktree ]; then
-        if "$P" jail sync "$name" --to-branch "published-$home" 2>"$work/err"; then
-          [ "$(git -C "$src" show "published-$home:a.txt")" = ALPHA ] && ok || fail "the branch lacks a.txt"
-          git -C "$src" cat-file -e "published-$home:commits" && ok || fail "the branch lacks the uncommitted file"
-          git -C "$src" cat-file -e "published-$home:c.txt" 2>/dev/null && fail "the branch still has c.txt" || ok
-          [ -z "$(git -C "$src" status --porcelain)" ] && ok || fail "--to-branch touched the source's work tree"
-        else
-          fail "sync --to-branch: $(cat "$work/err")"
-        fi
+      # A branch in the source repository, every mode but host (the source itself).
+      if "$P" jail sync "$name" --to-branch "published-$home" 2>"$work/err"; then
+        [ "$(git -C "$src" show "published-$home:a.txt")" = ALPHA ] && ok || fail "the branch lacks a.txt"
+        git -C "$src" cat-file -e "published-$home:commits" && ok || fail "the branch lacks the uncommitted file"
+        git -C "$src" cat-file -e "published-$home:c.txt" 2>/dev/null && fail "the branch still has c.txt" || ok
+        [ "$(git -C "$src" cat-file -p "published-$home:link")" = "$(readlink "$wsroot/link")" ] && ok ||
+          fail "the branch's link is not the jail's symlink"
+        [ "$(git -C "$src" rev-parse "published-$home^")" = "$(git -C "$src" rev-parse main)" ] || [ "$ws" = worktree ] && ok ||
+          fail "the branch is not on top of the source's HEAD"
+        [ -z "$(git -C "$src" status --porcelain)" ] && ok || fail "--to-branch touched the source's work tree"
+        [ "$(git -C "$src" rev-parse main)" = "$base" ] && ok || fail "--to-branch moved main"
+      else
+        fail "sync --to-branch: $(cat "$work/err")"
       fi
       # Applied to the source's files.
       if "$P" jail sync "$name" --apply >"$work/out" 2>"$work/err"; then
