@@ -15,7 +15,9 @@
 #include "cli/limit_flags.h"
 #include "cli/net_flags.h"
 #include "cli/policy_flags.h"
+#include "cli/undo_run.h"
 #include "policy/builtin_profiles.h"
+#include "policy/state_paths.h"
 #include "engine/report.h"
 #include "net/decision_log.h"
 #include "paddock/sandbox.h"
@@ -27,6 +29,10 @@
 namespace paddock::cli {
 namespace {
 
+bool path_is_under_home(const std::string& p, const std::string& home) {
+  return p.size() > home.size() + 1 && p.compare(0, home.size(), home) == 0 && p[home.size()] == '/';
+}
+
 struct RunFlags {
   PolicyFlags policy;
   LimitFlags limits;
@@ -36,6 +42,7 @@ struct RunFlags {
   bool exec = false;
   bool no_pty = false;
   std::string net_log;  // --net-log FILE
+  UndoRunFlags undo;
 };
 
 void print_error(const Error& e) {
@@ -136,6 +143,11 @@ int do_run(const RunFlags& f) {
     }
     if (*made) std::fprintf(stderr, "[paddock] created %s (%s)\n", f.path.c_str(), f.origin.detail.c_str());
   }
+  // paddock's own state exists before the policy is applied, so the sandbox finds it masked rather
+  // than absent and creatable (src/policy/state_paths.h). Best effort: a run never fails on it.
+  if (const std::string state = paddock_state_dir(*ctx); path_is_under_home(state, ctx->home)) {
+    (void)sys::make_dir_under(ctx->home, state, 0700);
+  }
   if (auto r = apply_limit_flags(f.limits, builder); !r) {
     print_error(r.error());
     return 2;
@@ -190,6 +202,11 @@ int do_run(const RunFlags& f) {
     report_dir = std::move(*dir);
     report_name = parts->second;
   }
+  if (f.exec && f.undo.enabled) {
+    print_error(make_error("--undo needs the parent that stays behind to take the last snapshot; --exec removes it",
+                           "--exec --undo", "drop one of them"));
+    return 2;
+  }
   if (f.exec) {
     // No parent stays behind to sweep: a process the command detaches (setsid, double fork) outlives
     // it and keeps every right the sandbox had, writes included (issue 12 item 9).
@@ -205,11 +222,16 @@ int do_run(const RunFlags& f) {
     print_error(r.error());  // only returns on failure
     return 125;
   }
+  // --undo: the writable paths are snapshotted before the sandbox exists and after it is gone.
+  UndoRunPtr undo_run;
+  if (f.undo.enabled) undo_run = undo_before(f.undo, *policy, *ctx, f.command);
   auto res = run(*policy, opts);
   if (!res) {
     print_error(res.error());
     return 125;
   }
+  // Always printed: the user needs the session id to take the run back.
+  if (undo_run) print_prefixed(undo_after(*undo_run));
   // The sandbox is gone. A reader of our stdout/stderr that left must not kill paddock before
   // the report is written (SIGPIPE): writes then fail with EPIPE instead.
   sigset_t pipe_sig;
@@ -263,6 +285,10 @@ void register_run(CLI::App& app) {
   cmd->add_flag("--no-pty", flags->no_pty, "Do not give the command its own pseudo-terminal");
   cmd->add_option("--net-log", flags->net_log,
                   "Filtered network: append each allow/deny decision to FILE as a JSON line, as it happens");
+  cmd->add_flag("--undo", flags->undo.enabled,
+                "Snapshot the writable paths before and after the run: paddock undo shows and takes back its changes");
+  cmd->add_option("--undo-exclude", flags->undo.excludes,
+                  "With --undo: leave out NAME (at any depth) or PATH relative to each writable root (repeatable)");
   cmd->add_option("command", flags->command, "The command and its arguments (after --)");
   cmd->callback([flags] {
     if (const auto* after = command_after_dashes()) flags->command.insert(flags->command.end(), after->begin(), after->end());

@@ -15,6 +15,7 @@ void register_why(CLI::App& app);
 void register_doctor(CLI::App& app);
 void register_mcp(CLI::App& app);
 void register_integrate(CLI::App& app);
+void register_undo(CLI::App& app);
 
 // `paddock run -- COMMAND...` with no flags: runs `command` under the default flags without
 // building a parser (nothing to parse). Returns the exit code.

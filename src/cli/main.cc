@@ -31,6 +31,7 @@ constexpr Command kCommands[] = {
     {"doctor", paddock::cli::register_doctor},
     {"mcp", paddock::cli::register_mcp},
     {"integrate", paddock::cli::register_integrate},
+    {"undo", paddock::cli::register_undo},
 };
 
 // Building a command's options is most of what parsing costs (`paddock run` is on every
