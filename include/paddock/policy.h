@@ -171,6 +171,9 @@ struct HostContext {
   std::string user;
   unsigned uid = 0;
   unsigned gid = 0;
+  // $XDG_STATE_HOME when absolute, else empty (HOME/.local/state): where paddock keeps its own
+  // state, which no sandbox may see (src/policy/state_paths.h).
+  std::string state_home;
   std::shared_ptr<FsView> fs;
   static Result<HostContext> from_process();
 };

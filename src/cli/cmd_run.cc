@@ -16,8 +16,10 @@
 #include "cli/limit_flags.h"
 #include "cli/net_flags.h"
 #include "cli/policy_flags.h"
+#include "cli/undo_run.h"
 #include "policy/builtin_profiles.h"
 #include "policy/command_setup.h"
+#include "policy/state_paths.h"
 #include "engine/report.h"
 #include "net/decision_log.h"
 #include "jail/git_grants.h"
@@ -30,6 +32,10 @@
 
 namespace paddock::cli {
 namespace {
+
+bool path_is_under_home(const std::string& p, const std::string& home) {
+  return p.size() > home.size() + 1 && p.compare(0, home.size(), home) == 0 && p[home.size()] == '/';
+}
 
 void print_error(const Error& e) {
   std::fprintf(stderr, "paddock: %s\n", e.describe().c_str());
@@ -147,6 +153,11 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
                    "hooks and config read-only)\n", (*wt)->common_dir.c_str());
     }
   }
+  // paddock's own state exists before the policy is applied, so the sandbox finds it masked rather
+  // than absent and creatable (src/policy/state_paths.h). Best effort: a run never fails on it.
+  if (const std::string state = paddock_state_dir(*ctx); path_is_under_home(state, ctx->home)) {
+    (void)sys::make_dir_under(ctx->home, state, 0700);
+  }
   if (auto r = apply_limit_flags(f.limits, builder); !r) {
     print_error(r.error());
     return 2;
@@ -186,8 +197,8 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
       print_error(jail.error());
       return 2;
     }
-    if (f.exec || !f.net_log.empty() || !f.limits.report.empty()) {
-      print_error(make_error("--exec, --net-log and --report need the native backend", "--backend " + f.backend));
+    if (f.exec || !f.net_log.empty() || !f.limits.report.empty() || f.undo.enabled) {
+      print_error(make_error("--exec, --net-log, --report and --undo need the native backend", "--backend " + f.backend));
       return 2;
     }
     jail::RunOpts jo;
@@ -251,6 +262,11 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
     report_dir = std::move(*dir);
     report_name = parts->second;
   }
+  if (f.exec && f.undo.enabled) {
+    print_error(make_error("--undo needs the parent that stays behind to take the last snapshot; --exec removes it",
+                           "--exec --undo", "drop one of them"));
+    return 2;
+  }
   if (f.exec) {
     // No parent stays behind to sweep: a process the command detaches (setsid, double fork) outlives
     // it and keeps every right the sandbox had, writes included (issue 12 item 9).
@@ -266,11 +282,16 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
     print_error(r.error());  // only returns on failure
     return 125;
   }
+  // --undo: the writable paths are snapshotted before the sandbox exists and after it is gone.
+  UndoRunPtr undo_run;
+  if (f.undo.enabled) undo_run = undo_before(f.undo, *policy, *ctx, f.command);
   auto res = run(*policy, opts);
   if (!res) {
     print_error(res.error());
     return 125;
   }
+  // Always printed: the user needs the session id to take the run back.
+  if (undo_run) print_prefixed(undo_after(*undo_run));
   // The sandbox is gone. A reader of our stdout/stderr that left must not kill paddock before
   // the report is written (SIGPIPE): writes then fail with EPIPE instead.
   sigset_t pipe_sig;
@@ -323,6 +344,10 @@ void add_run_flags(CLI::App* cmd, RunFlags& f) {
                   "native (default: paddock's engine), bubblewrap or systemd-run (fewer guarantees: docs/jails.md)");
   cmd->add_option("--net-log", flags->net_log,
                   "Filtered network: append each allow/deny decision to FILE as a JSON line, as it happens");
+  cmd->add_flag("--undo", flags->undo.enabled,
+                "Snapshot the writable paths before and after the run: paddock undo shows and takes back its changes");
+  cmd->add_option("--undo-exclude", flags->undo.excludes,
+                  "With --undo: leave out NAME (at any depth) or PATH relative to each writable root (repeatable)");
 }
 
 void register_run(CLI::App& app) {

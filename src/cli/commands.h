@@ -19,6 +19,7 @@ void register_host(CLI::App& app);
 // `paddock host wrap ...` and `paddock host runner ...`: fixed argv, no parser (cmd_host.cc).
 int host_fixed_main(int argc, char** argv);
 void register_jail(CLI::App& app);
+void register_undo(CLI::App& app);
 
 // `paddock run -- COMMAND...` with no flags: runs `command` under the default flags without
 // building a parser (nothing to parse). Returns the exit code.

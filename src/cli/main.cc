@@ -33,6 +33,7 @@ constexpr Command kCommands[] = {
     {"integrate", paddock::cli::register_integrate},
     {"host", paddock::cli::register_host},
     {"jail", paddock::cli::register_jail},
+    {"undo", paddock::cli::register_undo},
 };
 
 // Building a command's options is most of what parsing costs (`paddock run` is on every

@@ -11,6 +11,7 @@
 #include "cli/limit_flags.h"
 #include "cli/net_flags.h"
 #include "cli/policy_flags.h"
+#include "cli/undo_run.h"
 #include "paddock/sandbox.h"
 
 namespace paddock::cli {
@@ -25,6 +26,7 @@ struct RunFlags {
   bool no_pty = false;
   std::string net_log;  // --net-log FILE
   std::string backend;  // --backend NAME: "" or native is paddock's engine (paddock/jail_backend.h)
+  UndoRunFlags undo;    // --undo, --undo-exclude (docs/undo.md)
 };
 
 // Adds run's flags (policy, limits, network, diagnostics, --exec, --no-pty, --net-log) to CMD.

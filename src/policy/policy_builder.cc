@@ -14,6 +14,7 @@
 #include "policy/path_util.h"
 #include "policy/protected_paths.h"
 #include "policy/sensitive_paths.h"
+#include "policy/state_paths.h"
 
 namespace paddock {
 namespace {
@@ -443,6 +444,27 @@ Result<Policy> PolicyBuilder::build() const {
     if (typed != *c) typed_links.push_back({typed, *c, pending});
   }
 
+  // paddock's own state (the undo store, jails): no user rule may name it or anything in it, as
+  // written or as resolved, and the current directory may not lie inside it.
+  const std::string state_dir = paddock_state_dir(ctx_);
+  std::vector<std::string> state_forms = {state_dir};
+  if (auto real = fs.canonical(state_dir); real && *real != state_dir) state_forms.push_back(*real);
+  for (const auto& r : user_rules) {
+    for (const auto& form : state_forms) {
+      if (!path::is_at_or_under(r.rule.path, form) && !path::is_at_or_under(r.typed, form)) continue;
+      return make_error("refusing to grant " + r.rule.path + ": " + form + " is " + kStateDirReason,
+                        r.rule.origin.detail, "grant a directory outside " + form);
+    }
+  }
+  if (cwd_access_.value_or(Access::ReadWrite) != Access::None) {
+    for (const auto& form : state_forms) {
+      if (path::is_at_or_under(p.cwd, form)) {
+        return make_error("the current directory is inside " + form + ", " + kStateDirReason, p.cwd,
+                          "cd elsewhere, or pass --cwd-access none");
+      }
+    }
+  }
+
   std::vector<SensitivePath> sensitive = sensitive_path_list(p.home);
   // $HOME is not the passwd entry's home: that one's secrets are hidden as well.
   if (!ctx_.passwd_home.empty() && ctx_.passwd_home[0] == '/') {
@@ -565,6 +587,17 @@ Result<Policy> PolicyBuilder::build() const {
       if (!real && grants(r->rule.access, Access::Write)) {
         absent_writable_denied.push_back({cand, d.reason});
       }
+    }
+  }
+
+  // paddock's own state is masked wherever a rule shows it; no rule lifts that. Absent and
+  // writable, the sandbox could create it: it is watched (and `paddock run` creates it first).
+  for (const auto& form : state_forms) {
+    const Resolved* r = visible_through(rules, p.home, form);
+    if (r == nullptr || !seen.insert(form).second) continue;
+    p.denied.push_back({form, kStateDirReason});
+    if (!resolver.existing(form) && grants(r->rule.access, Access::Write)) {
+      absent_writable_denied.push_back({form, kStateDirReason});
     }
   }
 

@@ -12,6 +12,7 @@
 
 #include "policy/path_util.h"
 #include "policy/sensitive_paths.h"
+#include "policy/state_paths.h"
 
 namespace paddock {
 namespace {
@@ -210,6 +211,12 @@ Decision explain_path(const Policy& policy, std::string_view asked, Op op, const
     d.access = Access::None;
     d.rule_path = den.path;
     d.origin = den.reason;
+    if (den.reason == std::string_view(kStateDirReason)) {
+      d.reason = den.path + " is " + den.reason + ": it is hidden inside the sandbox even though " +
+                 (rule ? rule->path : std::string("a parent")) + " is visible, and no rule can grant it.";
+      d.suggestion.clear();
+      return d;
+    }
     d.reason = den.path + " is a sensitive path (" + den.reason + "): it is hidden inside the "
                "sandbox even though " + (rule ? rule->path : std::string("a parent")) +
                " is visible. A rule naming exactly " + den.path + " lifts the protection.";

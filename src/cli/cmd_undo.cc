@@ -1,0 +1,442 @@
+// paddock undo: list, show, diff, restore and prune what `paddock run --undo` recorded
+// (docs/undo.md). Thin over src/undo (SnapshotManager, Store).
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/footer.h"
+#include "policy/path_util.h"
+#include "policy/units.h"
+#include "undo/snapshot_manager.h"
+#include "undo/store.h"
+
+extern char** environ;
+
+namespace paddock::cli {
+namespace {
+
+using undo::Change;
+using undo::SessionInfo;
+using undo::SnapshotManager;
+using undo::Store;
+
+struct UndoFlags {
+  bool json = false;
+  std::string session;  // SESSION or SESSION:SNAPSHOT
+  bool dry_run = false, yes = false, force = false, resume = false;
+  int keep = -1;
+  std::string older_than, max_size;
+};
+
+int fail(const Error& e, int code = 1) {
+  std::fprintf(stderr, "paddock undo: %s\n", e.describe().c_str());
+  if (!e.hint.empty()) std::fprintf(stderr, "paddock undo: hint: %s\n", e.hint.c_str());
+  return code;
+}
+
+// The store, with an interrupted restore finished first (any undo command does that).
+Result<std::unique_ptr<Store>> open_store() {
+  auto store = Store::open(Store::default_dir(), false);
+  if (!store) return store;
+  SnapshotManager mgr(**store);
+  auto j = (*store)->load_journal();
+  if (j && *j) {
+    std::fprintf(stderr, "[paddock] finishing an interrupted restore of session %s\n", (*j)->session.c_str());
+    auto r = mgr.resume();
+    if (!r) return std::move(r).take_error();
+    std::fprintf(stderr, "[paddock] done: the tree is as snapshot %s:%d\n", (*j)->session.c_str(), (*j)->target);
+  }
+  return store;
+}
+
+Result<std::string> pick_session(const Store& store, const std::string& given) {
+  if (!given.empty()) return given;
+  auto ids = store.session_ids();
+  if (!ids) return std::move(ids).take_error();
+  if (ids->empty()) return make_error("the undo store has no session yet", store.dir(), "paddock run --undo -- COMMAND records one");
+  return ids->back();
+}
+
+// SESSION[:SNAPSHOT]
+Result<std::pair<std::string, int>> parse_target(const Store& store, const std::string& given, int default_n) {
+  std::string id = given;
+  int n = default_n;
+  if (auto colon = given.find(':'); colon != std::string::npos) {
+    id = given.substr(0, colon);
+    const std::string num = given.substr(colon + 1);
+    char* end = nullptr;
+    long v = std::strtol(num.c_str(), &end, 10);
+    if (num.empty() || *end != 0 || v < 0 || v > INT_MAX) return make_error("not a snapshot number: \"" + num + "\"", given);
+    n = static_cast<int>(v);
+  }
+  auto s = pick_session(store, id);
+  if (!s) return std::move(s).take_error();
+  return std::make_pair(*s, n);
+}
+
+std::string abs_path(const std::string& p) {
+  char cwd[PATH_MAX];
+  std::string a = p.size() && p[0] == '/' ? path::normalize(p) : path::normalize(path::join(::getcwd(cwd, sizeof(cwd)) ? cwd : "/", p));
+  // Roots are canonical: resolve what exists above the path (never the last component).
+  char real[PATH_MAX];
+  const std::string parent = path::parent(a);
+  if (a != "/" && ::realpath(parent.c_str(), real) != nullptr) a = path::join(real, a.substr(a.rfind('/') + 1));
+  return a;
+}
+
+std::string change_line(const Change& c) {
+  std::string p = c.path.empty() ? c.root : c.root + "/" + c.path;
+  if (c.type == undo::EntryType::Dir && c.kind != Change::Kind::Mode) p += "/";
+  char buf[64];
+  switch (c.kind) {
+    case Change::Kind::Mode:
+      std::snprintf(buf, sizeof(buf), " (%04o -> %04o)", static_cast<unsigned>(c.old_mode), static_cast<unsigned>(c.new_mode));
+      return "mode      " + p + buf;
+    case Change::Kind::Symlink: return "symlink   " + p + " (" + c.old_target + " -> " + c.new_target + ")";
+    case Change::Kind::Type: return "type      " + p;
+    case Change::Kind::Added: return "added     " + p + (c.type == undo::EntryType::Symlink ? " -> " + c.new_target : "");
+    case Change::Kind::Deleted: return "deleted   " + p;
+    case Change::Kind::Modified: return "modified  " + p;
+  }
+  return p;
+}
+
+nlohmann::json change_json(const Change& c) {
+  return {{"kind", std::string(undo::to_string(c.kind))}, {"root", c.root}, {"path", c.path},
+          {"type", std::string(1, static_cast<char>(c.type))}};
+}
+
+Result<std::vector<Change>> session_changes(const Store& store, const SessionInfo& s, int from, int to) {
+  if (s.snapshots.size() < 2) return std::vector<Change>{};
+  auto a = store.load_manifest(s.id, from);
+  if (!a) return std::move(a).take_error();
+  auto b = store.load_manifest(s.id, to);
+  if (!b) return std::move(b).take_error();
+  return undo::diff_manifests(*a, *b);
+}
+
+std::string command_text(const std::vector<std::string>& cmd) {
+  std::string out;
+  for (const auto& a : cmd) out += (out.empty() ? "" : " ") + a;
+  return out;
+}
+
+int do_list(const UndoFlags& f) {
+  auto store = open_store();
+  if (!store) return fail(store.error());
+  auto ids = (*store)->session_ids();
+  if (!ids) return fail(ids.error());
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& id : *ids) {
+    auto s = (*store)->load_session(id);
+    if (!s) {
+      std::fprintf(stderr, "paddock undo: %s\n", s.error().describe().c_str());
+      continue;
+    }
+    int last = s->snapshots.empty() ? 0 : s->snapshots.back().n;
+    auto ch = session_changes(**store, *s, 0, last);
+    std::size_t changed = ch ? ch->size() : 0;
+    if (f.json) {
+      nlohmann::json snaps = nlohmann::json::array();
+      for (const auto& si : s->snapshots) snaps.push_back({{"n", si.n}, {"time", si.time}, {"label", si.label}});
+      out.push_back({{"id", s->id}, {"created", s->created}, {"command", s->command}, {"roots", s->roots},
+                     {"snapshots", snaps}, {"changes", changed}, {"incomplete", s->incomplete}});
+      continue;
+    }
+    std::printf("%s  %s  %zu snapshot%s  %zu change%s  %s\n", s->id.c_str(), s->created.c_str(), s->snapshots.size(),
+                s->snapshots.size() == 1 ? "" : "s", changed, changed == 1 ? "" : "s", command_text(s->command).c_str());
+    for (const auto& si : s->snapshots) std::printf("    :%d  %s  %s\n", si.n, si.time.c_str(), si.label.c_str());
+    if (!s->incomplete.empty()) std::printf("    incomplete: %s\n", s->incomplete.c_str());
+  }
+  if (f.json) std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  return 0;
+}
+
+int do_show(const UndoFlags& f) {
+  auto store = open_store();
+  if (!store) return fail(store.error());
+  auto t = parse_target(**store, f.session, -1);
+  if (!t) return fail(t.error());
+  auto s = (*store)->load_session(t->first);
+  if (!s) return fail(s.error());
+  int last = s->snapshots.empty() ? 0 : s->snapshots.back().n;
+  int to = t->second >= 0 ? t->second : last;
+  if (to > last) return fail(make_error("session " + s->id + " has no snapshot " + std::to_string(to)));
+  auto ch = session_changes(**store, *s, 0, to);
+  if (!ch) return fail(ch.error());
+  if (f.json) {
+    nlohmann::json j{{"id", s->id}, {"created", s->created}, {"command", s->command}, {"cwd", s->cwd},
+                     {"roots", s->roots}, {"not_captured", s->not_captured}, {"incomplete", s->incomplete}};
+    j["excludes"] = nlohmann::json::array();
+    for (const auto& e : s->excludes) {
+      j["excludes"].push_back({{"kind", e.kind == undo::Exclude::Kind::Name ? "name" : "path"}, {"pattern", e.pattern}, {"why", e.why}});
+    }
+    j["snapshots"] = nlohmann::json::array();
+    for (const auto& si : s->snapshots) {
+      j["snapshots"].push_back({{"n", si.n}, {"time", si.time}, {"label", si.label}, {"entries", si.entries},
+                                {"files_hashed", si.files_hashed}, {"objects_new", si.objects_new}, {"bytes_new", si.bytes_new},
+                                {"elapsed_us", si.elapsed_us}});
+    }
+    j["changes"] = nlohmann::json::array();
+    for (const auto& c : *ch) j["changes"].push_back(change_json(c));
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    return 0;
+  }
+  std::printf("session %s  %s  %s\n", s->id.c_str(), s->created.c_str(), command_text(s->command).c_str());
+  for (const auto& r : s->roots) std::printf("captured  %s\n", r.c_str());
+  for (const auto& n : s->not_captured) std::printf("not captured  %s\n", n.c_str());
+  for (const auto& e : s->excludes) {
+    std::printf("excluded  %s%s  (%s)\n", e.kind == undo::Exclude::Kind::Name ? "any " : "", e.pattern.c_str(), e.why.c_str());
+  }
+  for (const auto& si : s->snapshots) {
+    std::printf(":%d  %s  %-28s %llu entries, %llu read, %llu new objects (%s)\n", si.n, si.time.c_str(), si.label.c_str(),
+                static_cast<unsigned long long>(si.entries), static_cast<unsigned long long>(si.files_hashed),
+                static_cast<unsigned long long>(si.objects_new), format_size(si.bytes_new).c_str());
+  }
+  if (!s->incomplete.empty()) std::printf("incomplete: %s\n", s->incomplete.c_str());
+  std::printf("changes from :0 to :%d:\n", to);
+  if (ch->empty()) std::printf("  (none)\n");
+  for (const auto& c : *ch) std::printf("  %s\n", change_line(c).c_str());
+  return 0;
+}
+
+// A unified diff of two objects by /usr/bin/diff (absent side: /dev/null); binary files named.
+bool is_binary(const std::string& file) {
+  FILE* fp = std::fopen(file.c_str(), "rb");
+  if (fp == nullptr) return false;
+  char buf[8192];
+  std::size_t n = std::fread(buf, 1, sizeof(buf), fp);
+  std::fclose(fp);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (buf[i] == 0) return true;
+  }
+  return false;
+}
+
+void unified_diff(const std::string& label, const std::string& a, const std::string& b) {
+  if (is_binary(a) || is_binary(b)) {
+    std::printf("Binary files a/%s and b/%s differ\n", label.c_str(), label.c_str());
+    return;
+  }
+  std::fflush(stdout);
+  std::vector<std::string> args = {"diff", "-u", "--label", "a/" + label, "--label", "b/" + label, a, b};
+  std::vector<char*> argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  pid_t pid;
+  if (posix_spawnp(&pid, "diff", nullptr, nullptr, argv.data(), environ) != 0) {
+    std::printf("(diff is not installed: %s changed)\n", label.c_str());
+    return;
+  }
+  int st;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+}
+
+int do_diff(const UndoFlags& f) {
+  auto store = open_store();
+  if (!store) return fail(store.error());
+  auto t = parse_target(**store, f.session, -1);
+  if (!t) return fail(t.error());
+  auto s = (*store)->load_session(t->first);
+  if (!s) return fail(s.error());
+  int last = s->snapshots.empty() ? 0 : s->snapshots.back().n;
+  int to = t->second >= 0 ? t->second : last;
+  auto ch = session_changes(**store, *s, 0, to);
+  if (!ch) return fail(ch.error());
+  std::vector<std::string> paths;
+  if (const auto* after = command_after_dashes()) {
+    for (const auto& p : *after) paths.push_back(abs_path(p));
+  }
+  auto object_path = [&](const std::string& h) { return (*store)->dir() + "/objects/" + h.substr(0, 2) + "/" + h.substr(2); };
+  for (const auto& c : *ch) {
+    const std::string full = c.path.empty() ? c.root : c.root + "/" + c.path;
+    if (!paths.empty()) {
+      bool in = false;
+      for (const auto& p : paths) in = in || path::is_at_or_under(full, p);
+      if (!in) continue;
+    }
+    const bool old_file = !c.old_hash.empty(), new_file = !c.new_hash.empty();
+    if (!old_file && !new_file) {
+      std::printf("%s\n", change_line(c).c_str());
+      continue;
+    }
+    if (c.kind == Change::Kind::Mode) {
+      std::printf("%s\n", change_line(c).c_str());
+      continue;
+    }
+    unified_diff(full.substr(1), old_file ? object_path(c.old_hash) : "/dev/null", new_file ? object_path(c.new_hash) : "/dev/null");
+  }
+  return 0;
+}
+
+int do_restore(const UndoFlags& f) {
+  auto store = Store::open(Store::default_dir(), false);
+  if (!store) return fail(store.error());
+  SnapshotManager mgr(**store);
+  if (f.resume) {
+    auto r = mgr.resume();
+    if (!r) return fail(r.error());
+    if (!*r) {
+      std::fprintf(stderr, "[paddock] no interrupted restore\n");
+      return 0;
+    }
+    std::fprintf(stderr, "[paddock] finished the interrupted restore (%zu changes)\n", (*r)->changes.size());
+    return 0;
+  }
+  {
+    auto opened = open_store();  // finishes an interrupted restore first
+    if (!opened) return fail(opened.error());
+  }
+  auto t = parse_target(**store, f.session, 0);
+  if (!t) return fail(t.error());
+  undo::RestoreRequest req;
+  req.session = t->first;
+  req.target = t->second;
+  req.force = f.force;
+  if (const auto* after = command_after_dashes()) {
+    for (const auto& p : *after) req.paths.push_back(abs_path(p));
+  }
+  req.dry_run = true;
+  auto plan = mgr.restore(req);
+  if (!plan) return fail(plan.error());
+  const std::string target = req.session + ":" + std::to_string(req.target);
+  if (plan->changes.empty()) {
+    std::fprintf(stderr, "[paddock] nothing to restore: the tree is already as %s\n", target.c_str());
+    return 0;
+  }
+  for (const auto& c : plan->changes) std::printf("%s\n", change_line(c).c_str());
+  for (const auto& w : plan->warnings) std::fprintf(stderr, "[paddock] warning: %s\n", w.c_str());
+  if (!plan->conflicts.empty() && !f.force) {
+    std::fprintf(stderr, "paddock undo: refusing to restore: these changed after the session's last snapshot and would be overwritten:\n");
+    for (const auto& c : plan->conflicts) std::fprintf(stderr, "  %s\n", c.c_str());
+    std::fprintf(stderr, "paddock undo: hint: --force overwrites them (what is there now is snapshotted first)\n");
+    return 1;
+  }
+  if (f.dry_run) {
+    std::fprintf(stderr, "[paddock] dry run: %zu changes would restore %s\n", plan->changes.size(), target.c_str());
+    return 0;
+  }
+  if (!f.yes) {
+    if (!::isatty(0)) {
+      std::fprintf(stderr, "paddock undo: not restoring without a terminal to ask on; --yes restores without asking\n");
+      return 1;
+    }
+    std::fprintf(stderr, "Restore %zu changes to %s? [y/N] ", plan->changes.size(), target.c_str());
+    std::string answer;
+    if (!std::getline(std::cin, answer) || (answer != "y" && answer != "Y" && answer != "yes")) {
+      std::fprintf(stderr, "paddock undo: not restored\n");
+      return 1;
+    }
+  }
+  req.dry_run = false;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto done = mgr.restore(req);
+  if (!done) return fail(done.error());
+  if (!done->applied) {
+    std::fprintf(stderr, "paddock undo: the tree changed while asking; nothing restored, run it again\n");
+    return 1;
+  }
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  for (const auto& w : done->warnings) std::fprintf(stderr, "[paddock] warning: %s\n", w.c_str());
+  std::fprintf(stderr, "[paddock] restored %s (%zu changes, %lld ms); undo this restore: paddock undo restore %s:%d\n",
+               target.c_str(), done->changes.size(), static_cast<long long>(ms), req.session.c_str(), done->before_snapshot);
+  return 0;
+}
+
+int do_prune(const UndoFlags& f) {
+  auto store = open_store();
+  if (!store) return fail(store.error());
+  if (auto l = (*store)->lock(); !l) return fail(l.error());
+  auto ids = (*store)->session_ids();
+  if (!ids) return fail(ids.error());
+  std::vector<std::string> keep = *ids;  // oldest first
+  std::size_t removed = 0;
+  auto remove_oldest = [&]() -> Result<void> {
+    if (auto r = (*store)->remove_session(keep.front()); !r) return r;
+    keep.erase(keep.begin());
+    ++removed;
+    return {};
+  };
+  if (!f.older_than.empty()) {
+    auto d = parse_duration(f.older_than);
+    if (!d) return fail(make_error(d.error().message, "--older-than " + f.older_than), 2);
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    while (!keep.empty()) {
+      auto s = (*store)->load_session(keep.front());
+      if (!s) return fail(s.error());
+      const auto age = std::chrono::duration_cast<std::chrono::milliseconds>(now - std::chrono::nanoseconds(s->created_ns));
+      if (age < *d) break;
+      if (auto r = remove_oldest(); !r) return fail(r.error());
+    }
+  }
+  if (f.keep >= 0) {
+    while (keep.size() > static_cast<std::size_t>(f.keep)) {
+      if (auto r = remove_oldest(); !r) return fail(r.error());
+    }
+  }
+  auto gc = (*store)->collect_garbage();
+  if (!gc) return fail(gc.error());
+  std::uint64_t freed = gc->bytes_removed;
+  if (!f.max_size.empty()) {
+    auto max = parse_size(f.max_size);
+    if (!max) return fail(make_error(max.error().message, "--max-size " + f.max_size), 2);
+    for (;;) {
+      auto size = (*store)->object_bytes();
+      if (!size) return fail(size.error());
+      if (*size <= *max || keep.empty()) break;
+      if (auto r = remove_oldest(); !r) return fail(r.error());
+      auto more = (*store)->collect_garbage();
+      if (!more) return fail(more.error());
+      freed += more->bytes_removed;
+    }
+  }
+  auto size = (*store)->object_bytes();
+  std::fprintf(stderr, "[paddock] pruned %zu session%s, freed %s; %zu left, store objects %s\n", removed,
+               removed == 1 ? "" : "s", format_size(freed).c_str(), keep.size(), size ? format_size(*size).c_str() : "?");
+  return 0;
+}
+
+}  // namespace
+
+void register_undo(CLI::App& app) {
+  auto f = std::make_shared<UndoFlags>();
+  auto* cmd = app.add_subcommand("undo", "See and take back what a `paddock run --undo` changed");
+  cmd->require_subcommand(1);
+  auto* list = cmd->add_subcommand("list", "Sessions and their snapshots: when, command, files changed");
+  list->add_flag("--json", f->json, "JSON output");
+  list->callback([f] { set_exit_code(do_list(*f)); });
+  auto* show = cmd->add_subcommand("show", "What a session changed, its scope and excludes");
+  show->add_option("session", f->session, "SESSION[:SNAPSHOT] (default: the most recent session)");
+  show->add_flag("--json", f->json, "JSON output");
+  show->callback([f] { set_exit_code(do_show(*f)); });
+  auto* diff = cmd->add_subcommand("diff", "Unified diff of a session's changes (-- PATH... to limit)");
+  diff->add_option("session", f->session, "SESSION[:SNAPSHOT] (default: the most recent session)");
+  diff->callback([f] { set_exit_code(do_diff(*f)); });
+  auto* restore = cmd->add_subcommand("restore", "Bring the tree back to a snapshot (default: the last session's first)");
+  restore->add_option("session", f->session, "SESSION[:SNAPSHOT]");
+  restore->add_flag("--dry-run", f->dry_run, "Say what would change, change nothing");
+  restore->add_flag("--yes,-y", f->yes, "Do not ask");
+  restore->add_flag("--force", f->force, "Overwrite files changed since the session's last snapshot");
+  restore->add_flag("--resume", f->resume, "Finish a restore that was interrupted");
+  restore->callback([f] { set_exit_code(do_restore(*f)); });
+  auto* prune = cmd->add_subcommand("prune", "Remove old sessions and the objects only they used");
+  prune->add_option("--keep", f->keep, "Keep the N most recent sessions");
+  prune->add_option("--older-than", f->older_than, "Remove sessions older than this (30d, 12h)");
+  prune->add_option("--max-size", f->max_size, "Remove the oldest sessions until the store's objects fit (5G)");
+  prune->callback([f] { set_exit_code(do_prune(*f)); });
+}
+
+}  // namespace paddock::cli

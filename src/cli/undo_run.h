@@ -1,0 +1,31 @@
+// `paddock run --undo`: a snapshot of the run's writable paths before the sandbox starts and one
+// after it is gone (docs/undo.md). A snapshot that fails never stops the run: the footer says
+// undo is incomplete and why.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "paddock/policy.h"
+
+namespace paddock::cli {
+
+struct UndoRunFlags {
+  bool enabled = false;
+  std::vector<std::string> excludes;  // --undo-exclude NAME or relative PATH
+};
+
+class UndoRun;
+struct UndoRunDeleter {
+  void operator()(UndoRun* u) const;
+};
+using UndoRunPtr = std::unique_ptr<UndoRun, UndoRunDeleter>;
+
+// The first snapshot. Never null when enabled: a failure is kept for the footer.
+UndoRunPtr undo_before(const UndoRunFlags& f, const Policy& policy, const HostContext& ctx,
+                       const std::vector<std::string>& command);
+// The last snapshot; the [paddock] lines to print (session, how to restore, or what failed).
+std::vector<std::string> undo_after(UndoRun& u);
+
+}  // namespace paddock::cli

@@ -1,0 +1,95 @@
+// paddock's own state ($XDG_STATE_HOME/paddock: the undo store, jails) is masked under any rule
+// and cannot be granted (issue 14).
+#include "policy/state_paths.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "paddock/why.h"
+#include "policy/fake_fs.h"
+
+namespace paddock {
+namespace {
+
+HostContext ctx_for(std::shared_ptr<FakeFs> fs, std::string state_home = {}) {
+  HostContext ctx;
+  ctx.cwd = "/home/u/proj";
+  ctx.home = "/home/u";
+  ctx.user = "u";
+  ctx.uid = 1000;
+  ctx.gid = 1000;
+  ctx.state_home = std::move(state_home);
+  ctx.fs = std::move(fs);
+  return ctx;
+}
+
+bool denied(const Policy& p, const std::string& path) {
+  return std::any_of(p.denied.begin(), p.denied.end(), [&](const DeniedPath& d) { return d.path == path; });
+}
+
+TEST(StateDir, DefaultAndXdg) {
+  auto fs = std::make_shared<FakeFs>();
+  EXPECT_EQ(paddock_state_dir(ctx_for(fs)), "/home/u/.local/state/paddock");
+  EXPECT_EQ(paddock_state_dir(ctx_for(fs, "/var/st/")), "/var/st/paddock");
+}
+
+TEST(StateDir, MaskedUnderAllowHomeAndLocalState) {
+  for (const char* grant : {"~", "~/.local", "~/.local/state"}) {
+    auto fs = std::make_shared<FakeFs>();
+    fs->dir("/home/u/proj").dir("/home/u/.local/state/paddock/undo");
+    PolicyBuilder b(ctx_for(fs));
+    b.no_system_defaults().allow(grant, Access::ReadWrite, {Origin::Kind::Flag, std::string("--allow ") + grant});
+    auto p = b.build();
+    ASSERT_TRUE(p) << p.error().describe();
+    EXPECT_TRUE(denied(*p, "/home/u/.local/state/paddock")) << grant;
+    Decision d = explain_path(*p, "/home/u/.local/state/paddock/undo/objects", Op::Read, *fs);
+    EXPECT_FALSE(d.allowed) << grant;
+    EXPECT_NE(d.reason.find("no rule can grant it"), std::string::npos) << d.reason;
+    EXPECT_TRUE(d.suggestion.empty());
+  }
+}
+
+TEST(StateDir, NamingItOrInsideItIsRefused) {
+  for (const char* grant : {"~/.local/state/paddock", "~/.local/state/paddock/undo", "~/.local/state/paddock/jails/x"}) {
+    auto fs = std::make_shared<FakeFs>();
+    fs->dir("/home/u/proj").dir("/home/u/.local/state/paddock/undo").dir("/home/u/.local/state/paddock/jails/x");
+    PolicyBuilder b(ctx_for(fs));
+    b.no_system_defaults().allow(grant, Access::Read, {Origin::Kind::Flag, std::string("--read ") + grant});
+    auto p = b.build();
+    ASSERT_FALSE(p) << grant;
+    EXPECT_NE(p.error().message.find("paddock's own state"), std::string::npos) << p.error().message;
+  }
+}
+
+TEST(StateDir, ASymlinkToItIsRefusedToo) {
+  auto fs = std::make_shared<FakeFs>();
+  fs->dir("/home/u/proj").dir("/home/u/.local/state/paddock/undo").symlink("/home/u/proj/st", "/home/u/.local/state/paddock");
+  PolicyBuilder b(ctx_for(fs));
+  b.no_system_defaults().allow("/home/u/proj/st", Access::Read, {Origin::Kind::Flag, "--read proj/st"});
+  EXPECT_FALSE(b.build());
+}
+
+TEST(StateDir, XdgStateHomeElsewhereIsMaskedThere) {
+  auto fs = std::make_shared<FakeFs>();
+  fs->dir("/home/u/proj").dir("/data/state/paddock/undo");
+  PolicyBuilder b(ctx_for(fs, "/data/state"));
+  b.no_system_defaults().allow("/data", Access::ReadWrite, {Origin::Kind::Flag, "--allow /data"});
+  auto p = b.build();
+  ASSERT_TRUE(p) << p.error().describe();
+  EXPECT_TRUE(denied(*p, "/data/state/paddock"));
+}
+
+TEST(StateDir, TheCurrentDirectoryInsideItIsRefused) {
+  auto fs = std::make_shared<FakeFs>();
+  fs->dir("/home/u/.local/state/paddock/undo");
+  HostContext ctx = ctx_for(fs);
+  ctx.cwd = "/home/u/.local/state/paddock/undo";
+  PolicyBuilder b(ctx);
+  b.no_system_defaults();
+  EXPECT_FALSE(b.build());
+}
+
+}  // namespace
+}  // namespace paddock

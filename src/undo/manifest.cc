@@ -1,0 +1,248 @@
+#include "undo/manifest.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "undo/sha256.h"
+
+namespace paddock::undo {
+
+const ManifestEntry* RootManifest::find(const std::string& path) const {
+  if (by_path_.size() != entries.size()) index();
+  auto it = by_path_.find(path);
+  return it == by_path_.end() ? nullptr : &entries[it->second];
+}
+
+void RootManifest::index() const {
+  by_path_.clear();
+  by_path_.reserve(entries.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) by_path_.emplace(entries[i].path, i);
+}
+
+const RootManifest* Manifest::find_root(const std::string& root) const {
+  for (const auto& r : roots) {
+    if (r.root == root) return &r;
+  }
+  return nullptr;
+}
+
+bool excluded(const std::vector<Exclude>& ex, const std::string& rel, const std::string& name) {
+  for (const auto& e : ex) {
+    if (e.kind == Exclude::Kind::Name ? e.pattern == name : rel_at_or_under(rel, e.pattern)) return true;
+  }
+  return false;
+}
+
+std::string escape_field(const std::string& s) {
+  if (s.empty()) return "\\x";  // the empty path (the root) still takes a field
+  std::string out;
+  out.reserve(s.size());
+  for (unsigned char c : s) {
+    if (c < 0x21 || c == 0x7f || c == '\\') {
+      char buf[5];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+Result<std::string> unescape_field(const std::string& s) {
+  if (s == "\\x") return std::string();
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\\') {
+      out += s[i];
+      continue;
+    }
+    if (i + 3 >= s.size() || s[i + 1] != 'x') return make_error("a bad escape in \"" + s + "\"");
+    char hex[3] = {s[i + 2], s[i + 3], 0};
+    char* end = nullptr;
+    long v = std::strtol(hex, &end, 16);
+    if (end != hex + 2) return make_error("a bad escape in \"" + s + "\"");
+    out += static_cast<char>(v);
+    i += 3;
+  }
+  return out;
+}
+
+std::string serialize_manifest(const Manifest& m) {
+  std::string out = "paddock-undo-manifest " + std::to_string(kManifestVersion) + "\n";
+  std::size_t count = 0;
+  char buf[256];
+  for (const auto& r : m.roots) {
+    out += "root " + escape_field(r.root) + "\n";
+    out += "started " + std::to_string(r.started_ns) + "\n";
+    for (const auto& e : r.excludes) {
+      out += std::string("exclude ") + (e.kind == Exclude::Kind::Name ? "name " : "path ") + escape_field(e.pattern) +
+             " " + escape_field(e.why) + "\n";
+    }
+    for (const auto& n : r.notes) out += "note " + escape_field(n) + "\n";
+    for (const auto& e : r.entries) {
+      std::snprintf(buf, sizeof(buf), "e %c %04o %llu %lld %lld %llu %llu %u %u ", static_cast<char>(e.st.type),
+                    static_cast<unsigned>(e.st.mode), static_cast<unsigned long long>(e.st.size),
+                    static_cast<long long>(e.st.mtime_ns), static_cast<long long>(e.st.ctime_ns),
+                    static_cast<unsigned long long>(e.st.ino), static_cast<unsigned long long>(e.st.dev), e.st.uid,
+                    e.st.gid);
+      out += buf;
+      out += e.hash.empty() ? "-" : e.hash;
+      out += " ";
+      out += escape_field(e.path);
+      if (e.st.type == EntryType::Symlink) out += " " + escape_field(e.target);
+      out += "\n";
+      ++count;
+    }
+  }
+  out += "end " + std::to_string(count) + "\n";
+  return out;
+}
+
+namespace {
+
+std::vector<std::string> split_spaces(const std::string& line) {
+  std::vector<std::string> f;
+  std::size_t i = 0;
+  while (i <= line.size()) {
+    std::size_t j = line.find(' ', i);
+    if (j == std::string::npos) j = line.size();
+    f.push_back(line.substr(i, j - i));
+    i = j + 1;
+  }
+  return f;
+}
+
+bool parse_u64(const std::string& s, unsigned long long& v, int base = 10) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  v = std::strtoull(s.c_str(), &end, base);
+  return errno == 0 && *end == 0;
+}
+
+bool parse_i64(const std::string& s, long long& v) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  v = std::strtoll(s.c_str(), &end, 10);
+  return errno == 0 && *end == 0;
+}
+
+}  // namespace
+
+Result<Manifest> parse_manifest(const std::string& text, const std::string& where) {
+  Manifest m;
+  std::size_t pos = 0, line_no = 0, count = 0;
+  bool ended = false;
+  auto bad = [&](const std::string& what) { return make_error(what, where + ":" + std::to_string(line_no)); };
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) {
+      ++line_no;
+      return bad("the file ends in the middle of a line (torn)");
+    }
+    std::string line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    ++line_no;
+    if (ended) return bad("text after the end line");
+    auto f = split_spaces(line);
+    if (line_no == 1) {
+      if (f.size() != 2 || f[0] != "paddock-undo-manifest") return bad("not an undo manifest");
+      unsigned long long v;
+      if (!parse_u64(f[1], v)) return bad("not an undo manifest");
+      if (v > static_cast<unsigned long long>(kManifestVersion)) {
+        return make_error("manifest format " + f[1] + " is newer than this paddock understands (" +
+                              std::to_string(kManifestVersion) + ")",
+                          where, "use a newer paddock");
+      }
+      continue;
+    }
+    if (f[0] == "root" && f.size() == 2) {
+      auto r = unescape_field(f[1]);
+      if (!r) return bad(r.error().message);
+      m.roots.push_back({});
+      m.roots.back().root = *r;
+    } else if (m.roots.empty() && f[0] != "end") {
+      return bad("an entry before any root");
+    } else if (f[0] == "started" && f.size() == 2) {
+      long long v;
+      if (!parse_i64(f[1], v)) return bad("a bad start time");
+      m.roots.back().started_ns = v;
+    } else if (f[0] == "exclude" && f.size() == 4) {
+      Exclude e;
+      if (f[1] == "name") e.kind = Exclude::Kind::Name;
+      else if (f[1] == "path") e.kind = Exclude::Kind::Path;
+      else return bad("a bad exclude kind \"" + f[1] + "\"");
+      auto p = unescape_field(f[2]);
+      auto w = unescape_field(f[3]);
+      if (!p || !w) return bad("a bad exclude");
+      e.pattern = *p;
+      e.why = *w;
+      m.roots.back().excludes.push_back(std::move(e));
+    } else if (f[0] == "note" && f.size() == 2) {
+      auto n = unescape_field(f[1]);
+      if (!n) return bad(n.error().message);
+      m.roots.back().notes.push_back(*n);
+    } else if (f[0] == "e" && (f.size() == 12 || f.size() == 13)) {
+      ManifestEntry e;
+      if (f[1].size() != 1 || std::strchr("fdlpo", f[1][0]) == nullptr) return bad("a bad entry type");
+      e.st.type = static_cast<EntryType>(f[1][0]);
+      unsigned long long mode, size, ino, dev, uid, gid;
+      long long mt, ct;
+      if (!parse_u64(f[2], mode, 8) || mode > 07777 || !parse_u64(f[3], size) || !parse_i64(f[4], mt) ||
+          !parse_i64(f[5], ct) || !parse_u64(f[6], ino) || !parse_u64(f[7], dev) || !parse_u64(f[8], uid) ||
+          !parse_u64(f[9], gid)) {
+        return bad("a bad entry");
+      }
+      e.st.mode = static_cast<mode_t>(mode);
+      e.st.size = size;
+      e.st.mtime_ns = mt;
+      e.st.ctime_ns = ct;
+      e.st.ino = ino;
+      e.st.dev = dev;
+      e.st.uid = static_cast<unsigned>(uid);
+      e.st.gid = static_cast<unsigned>(gid);
+      if (f[10] != "-") {
+        if (!is_hash_hex(f[10])) return bad("a bad object name");
+        e.hash = f[10];
+      }
+      if ((e.st.type == EntryType::File) != !e.hash.empty()) return bad("a file entry without an object, or the reverse");
+      auto p = unescape_field(f[11]);
+      if (!p) return bad(p.error().message);
+      e.path = *p;
+      if (e.st.type == EntryType::Symlink) {
+        if (f.size() != 13) return bad("a symlink without a target");
+        auto t = unescape_field(f[12]);
+        if (!t) return bad(t.error().message);
+        e.target = *t;
+      } else if (f.size() != 12) {
+        return bad("an extra field");
+      }
+      // Paths are clean: no "." or ".." component, no empty component (a restore writes them).
+      if (!e.path.empty()) {
+        for (std::size_t i = 0; i <= e.path.size();) {
+          std::size_t j = e.path.find('/', i);
+          if (j == std::string::npos) j = e.path.size();
+          std::string c = e.path.substr(i, j - i);
+          if (c.empty() || c == "." || c == "..") return bad("an unsafe path \"" + e.path + "\"");
+          i = j + 1;
+        }
+      }
+      m.roots.back().entries.push_back(std::move(e));
+      ++count;
+    } else if (f[0] == "end" && f.size() == 2) {
+      unsigned long long n;
+      if (!parse_u64(f[1], n) || n != count) return bad("the entry count does not match (torn or edited)");
+      ended = true;
+    } else {
+      return bad("an unknown line \"" + line.substr(0, 40) + "\"");
+    }
+  }
+  if (!ended) return make_error("no end line (torn)", where);
+  return m;
+}
+
+}  // namespace paddock::undo

@@ -1,0 +1,33 @@
+// Walking a tree into a RootManifest. Cost is proportional to the change: a regular file whose
+// (dev, inode, size, mtime, ctime) match the previous manifest keeps its object without being
+// opened, unless its ctime fell within one clock tick of the previous scan's start (it could have
+// changed again without its ctime moving: such files are read again, like git's racily-clean
+// entries).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "undo/manifest.h"
+#include "undo/store.h"
+#include "undo/tree_fs.h"
+
+namespace paddock::undo {
+
+struct ScanStats {
+  std::uint64_t entries = 0;
+  std::uint64_t files_hashed = 0;
+  std::uint64_t bytes_read = 0;
+  std::uint64_t objects_new = 0;
+  std::uint64_t bytes_new = 0;
+};
+using ScanProgress = std::function<void(const ScanStats&)>;
+
+// Scans FS (rooted at ROOT, an absolute path recorded in the manifest). PREV, when given, is the
+// metadata index. With STORE, the content of every file read is stored (pending until
+// Store::commit_objects); without, files are only hashed.
+Result<RootManifest> scan_root(TreeFs& fs, const std::string& root, const std::vector<Exclude>& excludes,
+                               const RootManifest* prev, Store* store, ScanStats& stats,
+                               const ScanProgress& progress = {});
+
+}  // namespace paddock::undo

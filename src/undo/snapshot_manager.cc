@@ -1,0 +1,509 @@
+#include "undo/snapshot_manager.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "policy/path_util.h"
+
+namespace paddock::undo {
+namespace {
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+bool same_content(const ManifestEntry& a, const ManifestEntry& b) {
+  if (a.st.type != b.st.type) return false;
+  if (a.st.type == EntryType::File) return a.hash == b.hash;
+  if (a.st.type == EntryType::Symlink) return a.target == b.target;
+  return true;
+}
+
+bool same_entry(const ManifestEntry* a, const ManifestEntry* b) {
+  if ((a == nullptr) != (b == nullptr)) return false;
+  if (a == nullptr) return true;
+  return same_content(*a, *b) && (a->st.type == EntryType::Symlink || a->st.mode == b->st.mode);
+}
+
+// Relative forms of the requested absolute paths that lie in ROOT ("" when a path is the root or
+// above it: the whole root).
+std::vector<std::string> filters_for(const std::string& root, const std::vector<std::string>& paths, bool& any) {
+  std::vector<std::string> out;
+  any = false;
+  for (const auto& p : paths) {
+    if (path::is_at_or_under(root, p)) {
+      out.push_back("");
+      any = true;
+    } else if (path::is_strictly_under(p, root)) {
+      out.push_back(p.substr(root == "/" ? 1 : root.size() + 1));
+      any = true;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Exclude> default_excludes() {
+  return {{Exclude::Kind::Name, "node_modules", "default (build output / cache)"},
+          {Exclude::Kind::Name, "target", "default (build output / cache)"},
+          {Exclude::Kind::Name, ".venv", "default (build output / cache)"}};
+}
+
+std::string_view to_string(Change::Kind k) {
+  switch (k) {
+    case Change::Kind::Added: return "added";
+    case Change::Kind::Modified: return "modified";
+    case Change::Kind::Deleted: return "deleted";
+    case Change::Kind::Mode: return "mode";
+    case Change::Kind::Symlink: return "symlink";
+    case Change::Kind::Type: return "type";
+  }
+  return "modified";
+}
+
+std::vector<Change> diff_manifests(const Manifest& a, const Manifest& b) {
+  std::vector<Change> out;
+  for (const auto& rb : b.roots) {
+    const RootManifest* ra = a.find_root(rb.root);
+    std::vector<std::pair<std::string, std::pair<const ManifestEntry*, const ManifestEntry*>>> all;
+    if (ra != nullptr) {
+      for (const auto& e : ra->entries) all.push_back({e.path, {&e, rb.find(e.path)}});
+    }
+    for (const auto& e : rb.entries) {
+      if (ra == nullptr || ra->find(e.path) == nullptr) all.push_back({e.path, {nullptr, &e}});
+    }
+    std::sort(all.begin(), all.end(), [](const auto& x, const auto& y) { return path_less(x.first, y.first); });
+    for (const auto& [p, ab] : all) {
+      const auto* ea = ab.first;
+      const auto* eb = ab.second;
+      if (same_entry(ea, eb)) continue;
+      Change c;
+      c.root = rb.root;
+      c.path = p;
+      if (ea == nullptr) {
+        c.kind = Change::Kind::Added;
+      } else if (eb == nullptr) {
+        c.kind = Change::Kind::Deleted;
+      } else if (ea->st.type != eb->st.type) {
+        c.kind = Change::Kind::Type;
+      } else if (!same_content(*ea, *eb)) {
+        c.kind = eb->st.type == EntryType::Symlink ? Change::Kind::Symlink : Change::Kind::Modified;
+      } else {
+        c.kind = Change::Kind::Mode;
+      }
+      const ManifestEntry* e = eb ? eb : ea;
+      c.type = e->st.type;
+      if (ea) {
+        c.old_mode = ea->st.mode;
+        c.old_hash = ea->hash;
+        c.old_target = ea->target;
+      }
+      if (eb) {
+        c.new_mode = eb->st.mode;
+        c.new_hash = eb->hash;
+        c.new_target = eb->target;
+      }
+      out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+SnapshotManager::SnapshotManager(Store& store, TreeOpener opener) : store_(store), opener_(std::move(opener)) {
+  if (!opener_) {
+    opener_ = [](const std::string& root) -> Result<std::shared_ptr<TreeFs>> {
+      auto t = open_real_tree(root);
+      if (!t) return std::move(t).take_error();
+      return std::shared_ptr<TreeFs>(std::move(*t));
+    };
+  }
+}
+
+std::vector<Exclude> SnapshotManager::excludes_for(const SessionInfo& s, const std::string& root) const {
+  std::vector<Exclude> out;
+  for (const auto& e : s.excludes) {
+    if (e.kind == Exclude::Kind::Path && !e.pattern.empty() && e.pattern[0] == '/') {
+      if (!path::is_strictly_under(e.pattern, root)) continue;
+      Exclude rel = e;
+      rel.pattern = e.pattern.substr(root == "/" ? 1 : root.size() + 1);
+      out.push_back(std::move(rel));
+    } else {
+      out.push_back(e);
+    }
+  }
+  return out;
+}
+
+Result<SessionInfo> SnapshotManager::begin(const Scope& scope, const std::vector<std::string>& command,
+                                           const std::string& cwd) {
+  if (auto l = store_.lock(); !l) return std::move(l).take_error();
+  SessionInfo s;
+  s.id = new_session_id();
+  while (store_.load_session(s.id)) s.id = new_session_id();
+  s.created_ns = now_ns();
+  s.created = utc_iso(s.created_ns);
+  s.command = command;
+  s.cwd = cwd;
+  s.roots = scope.roots;
+  s.excludes = scope.excludes;
+  s.not_captured = scope.not_captured;
+  if (auto w = store_.save_session(s); !w) return std::move(w).take_error();
+  return s;
+}
+
+Result<Manifest> SnapshotManager::scan(const SessionInfo& s, const Manifest* prev, bool store_objects,
+                                       ScanStats& stats, const ScanProgress& progress) {
+  Manifest m;
+  for (const auto& root : s.roots) {
+    auto fs = opener_(root);
+    if (!fs) return std::move(fs).take_error();
+    const RootManifest* p = prev ? prev->find_root(root) : nullptr;
+    auto r = scan_root(**fs, root, excludes_for(s, root), p, store_objects ? &store_ : nullptr, stats, progress);
+    if (!r) return std::move(r).take_error();
+    m.roots.push_back(std::move(*r));
+  }
+  return m;
+}
+
+Result<SnapshotInfo> SnapshotManager::snapshot(SessionInfo& s, const std::string& label, const ScanProgress& progress) {
+  if (auto l = store_.lock(); !l) return std::move(l).take_error();
+  const auto t0 = std::chrono::steady_clock::now();
+  std::optional<Manifest> prev;
+  if (!s.snapshots.empty()) {
+    auto p = store_.load_manifest(s.id, s.snapshots.back().n);
+    if (p) prev = std::move(*p);  // no index: everything is read again, nothing is lost
+  }
+  ScanStats stats;
+  auto m = scan(s, prev ? &*prev : nullptr, true, stats, progress);
+  auto fail = [&](Error e) -> Result<SnapshotInfo> {
+    store_.discard_pending();
+    s.incomplete = e.describe();
+    (void)store_.save_session(s);
+    return e;
+  };
+  if (!m) return fail(std::move(m).take_error());
+  if (auto c = store_.commit_objects(); !c) return fail(std::move(c).take_error());
+  SnapshotInfo si;
+  si.n = static_cast<int>(s.snapshots.size());
+  si.time_ns = now_ns();
+  si.time = utc_iso(si.time_ns);
+  si.label = label;
+  si.entries = stats.entries;
+  si.files_hashed = stats.files_hashed;
+  si.bytes_read = stats.bytes_read;
+  si.objects_new = stats.objects_new;
+  si.bytes_new = stats.bytes_new;
+  si.elapsed_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
+  if (auto w = store_.save_manifest(s.id, si.n, *m); !w) return fail(std::move(w).take_error());
+  s.snapshots.push_back(si);
+  s.incomplete.clear();
+  if (auto w = store_.save_session(s); !w) {
+    s.snapshots.pop_back();
+    return std::move(w).take_error();
+  }
+  return si;
+}
+
+namespace {
+struct Op {
+  enum Kind { Remove, MakeDir, WriteFile, MakeLink, MakeFifo, Chmod } kind;
+  std::string path;
+  const ManifestEntry* e = nullptr;  // the target's entry (the current one for `opens`)
+};
+struct RootPlan {
+  std::string root;
+  std::vector<Op> opens, removes, creates, final_modes;
+};
+
+}  // namespace
+
+struct RestorePlan {
+  RestoreOutcome out;
+  std::vector<RootPlan> roots;
+};
+using Plan = RestorePlan;
+
+namespace {
+
+// What turns CURRENT into TARGET below PATHS (absolute; empty: everything). LAST, when given, is
+// the session's last snapshot: paths the plan changes that differ from it are conflicts.
+Result<Plan> make_plan(const Manifest& current, const Manifest& target, const std::vector<std::string>& paths,
+                       const Manifest* last) {
+  Plan plan;
+  RestoreOutcome& out = plan.out;
+  Manifest cur_only, tgt_only;  // for the displayed diff, limited to the paths
+  for (const auto& tr : target.roots) {
+    const RootManifest* cr = current.find_root(tr.root);
+    if (cr == nullptr) return make_error("the current scan has no root " + tr.root);
+    bool any = paths.empty();
+    std::vector<std::string> filters = paths.empty() ? std::vector<std::string>{""} : filters_for(tr.root, paths, any);
+    if (!any) continue;
+    auto under = [&](const std::string& p) {
+      return std::any_of(filters.begin(), filters.end(), [&](const std::string& f) { return rel_at_or_under(p, f); });
+    };
+    auto above = [&](const std::string& p) {
+      return std::any_of(filters.begin(), filters.end(),
+                         [&](const std::string& f) { return p != f && rel_at_or_under(f, p); });
+    };
+    // Never touched: what either side excluded (by name or by path).
+    auto left_alone = [&](const std::string& p) {
+      if (p.empty()) return false;
+      const std::string name = p.substr(p.rfind('/') + 1);
+      return excluded(tr.excludes, p, name) || excluded(cr->excludes, p, name);
+    };
+    RootPlan rp;
+    rp.root = tr.root;
+    std::set<std::string> removed;
+    // Deepest first: a directory's contents go before it.
+    for (auto it = cr->entries.rbegin(); it != cr->entries.rend(); ++it) {
+      const ManifestEntry& c = *it;
+      if (c.path.empty() || left_alone(c.path)) continue;
+      const ManifestEntry* t = tr.find(c.path);
+      const bool type_differs = t != nullptr && t->st.type != c.st.type;
+      if ((under(c.path) && (t == nullptr || type_differs)) || (above(c.path) && type_differs)) {
+        rp.removes.push_back({Op::Remove, c.path, nullptr});
+        removed.insert(c.path);
+      }
+    }
+    for (const auto& t : tr.entries) {
+      if (!(under(t.path) || above(t.path)) || left_alone(t.path)) continue;
+      const ManifestEntry* c = removed.count(t.path) ? nullptr : cr->find(t.path);
+      switch (t.st.type) {
+        case EntryType::Dir:
+          if (c == nullptr) rp.creates.push_back({Op::MakeDir, t.path, &t});
+          if (c == nullptr || c->st.mode != t.st.mode) rp.final_modes.push_back({Op::Chmod, t.path, &t});
+          // An existing directory whose mode forbids writing into it: opened up until the end.
+          if (c != nullptr && (c->st.mode & 0700) != 0700) rp.opens.push_back({Op::Chmod, t.path, c});
+          break;
+        case EntryType::File:
+          if (!under(t.path)) break;
+          if (c == nullptr || c->hash != t.hash) rp.creates.push_back({Op::WriteFile, t.path, &t});
+          else if (c->st.mode != t.st.mode) rp.creates.push_back({Op::Chmod, t.path, &t});
+          break;
+        case EntryType::Symlink:
+          if (!under(t.path)) break;
+          if (c == nullptr || c->target != t.target) rp.creates.push_back({Op::MakeLink, t.path, &t});
+          break;
+        case EntryType::Fifo:
+          if (!under(t.path)) break;
+          if (c == nullptr) rp.creates.push_back({Op::MakeFifo, t.path, &t});
+          else if (c->st.mode != t.st.mode) rp.creates.push_back({Op::Chmod, t.path, &t});
+          break;
+        case EntryType::Other:
+          if (c == nullptr && under(t.path)) {
+            out.warnings.push_back(tr.root + "/" + t.path + ": a socket or device is not recreated");
+          }
+          break;
+      }
+    }
+    RootManifest cm, tm;
+    cm.root = tm.root = tr.root;
+    for (const auto& c : cr->entries) {
+      if ((under(c.path) || above(c.path)) && !left_alone(c.path)) cm.entries.push_back(c);
+    }
+    for (const auto& t : tr.entries) {
+      if ((under(t.path) || above(t.path)) && !left_alone(t.path)) tm.entries.push_back(t);
+    }
+    cur_only.roots.push_back(std::move(cm));
+    tgt_only.roots.push_back(std::move(tm));
+    if (last != nullptr) {
+      const RootManifest* lr = last->find_root(tr.root);
+      std::set<std::string> touched;
+      for (const auto* ops : {&rp.removes, &rp.creates, &rp.final_modes}) {
+        for (const auto& op : *ops) touched.insert(op.path);
+      }
+      for (const auto& p : touched) {
+        const ManifestEntry* l = lr ? lr->find(p) : nullptr;
+        const ManifestEntry* c = cr->find(p);
+        if (!same_entry(l, c)) out.conflicts.push_back(p.empty() ? tr.root : tr.root + "/" + p);
+      }
+    }
+    plan.roots.push_back(std::move(rp));
+  }
+  out.changes = diff_manifests(cur_only, tgt_only);
+  return plan;
+}
+
+}  // namespace
+
+Result<void> SnapshotManager::execute(const RestorePlan& plan, std::vector<std::string>& warnings) {
+  const bool root_user = ::geteuid() == 0;
+  for (const auto& rp : plan.roots) {
+    auto fs_r = opener_(rp.root);
+    if (!fs_r) return std::move(fs_r).take_error();
+    TreeFs& fs = **fs_r;
+    auto where = [&](const std::string& p) { return p.empty() ? rp.root : rp.root + "/" + p; };
+    if (!root_user) {
+      for (const auto& op : rp.opens) {
+        if (auto r = fs.set_mode(op.path, op.e->st.mode | 0700); !r) return r;
+      }
+    }
+    for (const auto& op : rp.removes) {
+      auto r = fs.remove(op.path);
+      crash_point();
+      if (r) continue;
+      if (r.error().sys_errno == ENOENT) continue;
+      if (r.error().sys_errno == ENOTEMPTY || r.error().sys_errno == EEXIST) {
+        warnings.push_back(where(op.path) + ": kept: it holds excluded entries");
+        continue;
+      }
+      return r;
+    }
+    for (const auto& op : rp.creates) {
+      Result<void> r;
+      switch (op.kind) {
+        case Op::MakeDir: {
+          FileStat meta = op.e->st;
+          meta.mode |= 0700;  // its final mode comes last, after what goes inside
+          r = fs.make_dir(op.path, meta);
+          if (!r && r.error().sys_errno == EEXIST) {
+            auto st = fs.stat(op.path);
+            if (st && st->type == EntryType::Dir) r = Result<void>();
+          }
+          break;
+        }
+        case Op::WriteFile: {
+          auto obj = store_.open_object(op.e->hash);
+          if (!obj) return std::move(obj).take_error();
+          r = fs.write_file(op.path, obj->get(), op.e->st);
+          break;
+        }
+        case Op::MakeLink: r = fs.make_symlink(op.path, op.e->target); break;
+        case Op::MakeFifo: r = fs.make_fifo(op.path, op.e->st.mode); break;
+        case Op::Chmod: r = fs.set_mode(op.path, op.e->st.mode); break;
+        case Op::Remove: break;
+      }
+      crash_point();
+      if (!r) return r;
+    }
+    for (auto it = rp.final_modes.rbegin(); it != rp.final_modes.rend(); ++it) {
+      if (auto r = fs.set_mode(it->path, it->e->st.mode); !r) return r;
+    }
+    if (!root_user) {
+      // Directories opened up above and not in final_modes get their mode back.
+      for (const auto& op : rp.opens) {
+        bool fixed = std::any_of(rp.final_modes.begin(), rp.final_modes.end(),
+                                 [&](const Op& f) { return f.path == op.path; });
+        if (!fixed) {
+          if (auto r = fs.set_mode(op.path, op.e->st.mode); !r) return r;
+        }
+      }
+    }
+    if (auto r = fs.sync(); !r) return r;
+    crash_point();
+  }
+  return {};
+}
+
+Result<RestoreOutcome> SnapshotManager::restore(const RestoreRequest& req) {
+  if (auto l = store_.lock(); !l) return std::move(l).take_error();
+  if (auto j = store_.load_journal(); !j) {
+    return std::move(j).take_error();
+  } else if (*j) {
+    return make_error("a restore of session " + (*j)->session + " was interrupted", store_.dir() + "/journal",
+                      "paddock undo restore --resume finishes it");
+  }
+  auto s = store_.load_session(req.session);
+  if (!s) return std::move(s).take_error();
+  if (s->snapshots.empty()) return make_error("session " + req.session + " has no snapshot");
+  if (req.target < 0 || req.target >= static_cast<int>(s->snapshots.size())) {
+    return make_error("session " + req.session + " has no snapshot " + std::to_string(req.target) + " (it has 0 to " +
+                          std::to_string(static_cast<int>(s->snapshots.size()) - 1) + ")",
+                      {}, "paddock undo list shows them");
+  }
+  for (const auto& p : req.paths) {
+    const bool inside = std::any_of(s->roots.begin(), s->roots.end(),
+                                    [&](const std::string& r) { return path::is_at_or_under(p, r); });
+    if (!inside) {
+      std::string all;
+      for (const auto& r : s->roots) all += (all.empty() ? "" : ", ") + r;
+      return make_error(p + " is not in the session (it captured " + all + ")");
+    }
+  }
+  auto target = store_.load_manifest(s->id, req.target);
+  if (!target) return std::move(target).take_error();
+  auto last = store_.load_manifest(s->id, s->snapshots.back().n);
+  if (!last) return std::move(last).take_error();
+  // The tree as it is now: only hashed for a dry run; stored for a real restore, which starts by
+  // snapshotting it (so that the restore can be undone, and a crash finished).
+  ScanStats stats;
+  auto current = scan(*s, &*last, !req.dry_run, stats, {});
+  if (!current) {
+    store_.discard_pending();
+    return std::move(current).take_error();
+  }
+  auto plan = make_plan(*current, *target, req.paths, &*last);
+  if (!plan) return std::move(plan).take_error();
+  RestoreOutcome out = plan->out;
+  if (req.dry_run || (!out.conflicts.empty() && !req.force)) {
+    store_.discard_pending();
+    return out;
+  }
+  // 1. The tree as it is, durably, as a snapshot of the session.
+  if (auto c = store_.commit_objects(); !c) return std::move(c).take_error();
+  SnapshotInfo before;
+  before.n = static_cast<int>(s->snapshots.size());
+  before.time_ns = now_ns();
+  before.time = utc_iso(before.time_ns);
+  before.label = "before restore to :" + std::to_string(req.target);
+  before.entries = stats.entries;
+  before.files_hashed = stats.files_hashed;
+  before.bytes_read = stats.bytes_read;
+  before.objects_new = stats.objects_new;
+  before.bytes_new = stats.bytes_new;
+  if (auto w = store_.save_manifest(s->id, before.n, *current); !w) return std::move(w).take_error();
+  s->snapshots.push_back(before);
+  if (auto w = store_.save_session(*s); !w) return std::move(w).take_error();
+  // 2. The journal: from here on, a crash is finished by resume().
+  Journal j;
+  j.session = s->id;
+  j.target = req.target;
+  j.before = before.n;
+  j.paths = req.paths;
+  if (auto w = store_.save_journal(j); !w) return std::move(w).take_error();
+  // 3. The changes, then the tree as it now is, then the journal goes.
+  if (auto r = execute(*plan, out.warnings); !r) return std::move(r).take_error();
+  if (auto r = snapshot(*s, "restored to :" + std::to_string(req.target)); !r) return std::move(r).take_error();
+  if (auto r = store_.remove_journal(); !r) return std::move(r).take_error();
+  out.applied = true;
+  out.before_snapshot = before.n;
+  return out;
+}
+
+Result<std::optional<RestoreOutcome>> SnapshotManager::resume() {
+  if (auto l = store_.lock(); !l) return std::move(l).take_error();
+  auto j = store_.load_journal();
+  if (!j) return std::move(j).take_error();
+  if (!*j) return std::optional<RestoreOutcome>();
+  const Journal& jr = **j;
+  auto s = store_.load_session(jr.session);
+  if (!s) return std::move(s).take_error();
+  auto target = store_.load_manifest(s->id, jr.target);
+  if (!target) return std::move(target).take_error();
+  auto before = store_.load_manifest(s->id, jr.before);
+  if (!before) return std::move(before).take_error();
+  ScanStats stats;
+  auto current = scan(*s, &*before, false, stats, {});
+  if (!current) return std::move(current).take_error();
+  auto plan = make_plan(*current, *target, jr.paths, nullptr);
+  if (!plan) return std::move(plan).take_error();
+  RestoreOutcome out = plan->out;
+  if (auto r = execute(*plan, out.warnings); !r) return std::move(r).take_error();
+  if (auto r = snapshot(*s, "restored to :" + std::to_string(jr.target) + " (resumed)"); !r) {
+    return std::move(r).take_error();
+  }
+  if (auto r = store_.remove_journal(); !r) return std::move(r).take_error();
+  out.applied = true;
+  out.before_snapshot = jr.before;
+  return std::optional<RestoreOutcome>(std::move(out));
+}
+
+}  // namespace paddock::undo

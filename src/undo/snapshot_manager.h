@@ -1,0 +1,98 @@
+// Undo: snapshots of the paths a sandboxed run may write, and exact restores of them (issue 14).
+//
+// SnapshotManager is library code (the seed's SnapshotManager): it never forks, execs or talks
+// to a sandbox. `paddock run --undo` calls it before the sandbox starts and after it is gone;
+// `paddock undo` calls it to list, show, diff, restore and prune. It owns the store (store.h) and
+// reads and writes only below the session's roots, through TreeFs (tree_fs.h), never following a
+// symlink; it never touches an excluded path or one outside the roots.
+//
+// A restore is transactional: the tree as it is is snapshotted first (so a restore can itself be
+// undone), a journal naming that snapshot and the target is written to the store, the changes are
+// applied, and the journal is removed. After a crash, resume() finishes the restore from the
+// journal: the tree ends as the target snapshot, never as a mix.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "paddock/result.h"
+#include "undo/manifest.h"
+#include "undo/scan.h"
+#include "undo/store.h"
+#include "undo/tree_fs.h"
+
+namespace paddock::undo {
+
+// What a session captures.
+struct Scope {
+  std::vector<std::string> roots;  // absolute directories, none inside another
+  // Name excludes apply in every root; a Path exclude is relative to every root, or absolute
+  // (a sensitive path, paddock's own state): then it applies in the root that holds it.
+  std::vector<Exclude> excludes;
+  std::vector<std::string> not_captured;  // writable paths left out, with why ("a file: ...")
+};
+
+// The defaults: node_modules, target, .venv (build outputs and caches; `undo show` lists them,
+// `[undo] excludes` / `include_defaults = false` change them). .git is captured: see docs/undo.md.
+std::vector<Exclude> default_excludes();
+
+struct Change {
+  enum class Kind { Added, Modified, Deleted, Mode, Symlink, Type };
+  Kind kind;
+  std::string root;
+  std::string path;  // relative to root
+  EntryType type = EntryType::File;  // the entry's type after (before, for Deleted)
+  mode_t old_mode = 0, new_mode = 0;
+  std::string old_hash, new_hash, old_target, new_target;
+};
+std::string_view to_string(Change::Kind k);
+// What changed from A to B (a manifest of the same roots), in path order.
+std::vector<Change> diff_manifests(const Manifest& a, const Manifest& b);
+
+struct RestoreRequest {
+  std::string session;
+  int target = 0;
+  std::vector<std::string> paths;  // absolute; empty: the whole scope
+  bool force = false;              // overwrite what changed since the session's last snapshot
+  bool dry_run = false;
+};
+
+struct RestoreOutcome {
+  std::vector<Change> changes;     // what the restore does (did), as a diff from the tree to the target
+  std::vector<std::string> conflicts;  // absolute paths changed since the last snapshot
+  bool applied = false;
+  int before_snapshot = -1;  // the snapshot taken just before (restore SESSION:N undoes the restore)
+  std::vector<std::string> warnings;
+};
+
+struct RestorePlan;  // snapshot_manager.cc
+
+class SnapshotManager {
+ public:
+  using TreeOpener = std::function<Result<std::shared_ptr<TreeFs>>(const std::string& root)>;
+  // OPENER gives the tree at a root (tests: a fake); by default the real one (open_real_tree).
+  explicit SnapshotManager(Store& store, TreeOpener opener = {});
+
+  // A new session (nothing snapshotted yet). Takes the store's lock.
+  Result<SessionInfo> begin(const Scope& scope, const std::vector<std::string>& command, const std::string& cwd);
+  // Snapshot n = session.snapshots.size(); the session is saved with it.
+  Result<SnapshotInfo> snapshot(SessionInfo& session, const std::string& label, const ScanProgress& progress = {});
+
+  Result<RestoreOutcome> restore(const RestoreRequest& req);
+  // Finishes a restore a crash interrupted. Nothing to do: nullopt.
+  Result<std::optional<RestoreOutcome>> resume();
+
+ private:
+  Result<Manifest> scan(const SessionInfo& s, const Manifest* prev, bool store_objects, ScanStats& stats,
+                        const ScanProgress& progress);
+  Result<void> execute(const struct RestorePlan& plan, std::vector<std::string>& warnings);
+  std::vector<Exclude> excludes_for(const SessionInfo& s, const std::string& root) const;
+
+  Store& store_;
+  TreeOpener opener_;
+};
+
+}  // namespace paddock::undo

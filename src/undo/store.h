@@ -1,0 +1,138 @@
+// The undo store: one directory per user, outside every sandbox's reach (the policy masks all of
+// $XDG_STATE_HOME/paddock and refuses rules that name it: src/policy/state_paths.h).
+//
+//   <store>/VERSION                 "paddock-undo-store 1"
+//   <store>/lock                    flock: one writer at a time (snapshot, restore, prune)
+//   <store>/objects/ab/cdef…        file contents by SHA-256, shared by every session
+//   <store>/sessions/<id>/session.json   the session: command, roots, excludes, snapshots
+//   <store>/sessions/<id>/<n>.manifest   snapshot n (manifest.h)
+//   <store>/journal                 a restore in progress (restore.h)
+//   <store>/tmp/                    objects being written; emptied under the lock
+//
+// Every file is written to a temp name, fsynced and renamed; objects are written to tmp/, made
+// durable with one syncfs and only then renamed into objects/, so an object's name always
+// matches its content and a manifest only ever names durable objects.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "paddock/result.h"
+#include "sys/unique_fd.h"
+#include "undo/manifest.h"
+
+namespace paddock::undo {
+
+inline constexpr int kStoreVersion = 1;
+
+struct SnapshotInfo {
+  int n = 0;
+  std::string time;  // UTC, ISO 8601
+  std::int64_t time_ns = 0;
+  std::string label;
+  std::uint64_t entries = 0;
+  std::uint64_t files_hashed = 0;  // read because their metadata changed (or first snapshot)
+  std::uint64_t bytes_read = 0;
+  std::uint64_t objects_new = 0;  // objects the store did not have
+  std::uint64_t bytes_new = 0;
+  std::int64_t elapsed_us = 0;
+};
+
+struct SessionInfo {
+  int version = kStoreVersion;
+  std::string id;
+  std::string created;  // UTC, ISO 8601
+  std::int64_t created_ns = 0;
+  std::vector<std::string> command;
+  std::string cwd;
+  std::vector<std::string> roots;
+  std::vector<Exclude> excludes;
+  std::vector<std::string> not_captured;  // writable paths left out of the scope, with why
+  std::vector<SnapshotInfo> snapshots;
+  std::string incomplete;  // why the last snapshot could not be taken, if it could not
+};
+
+struct Journal {
+  int version = kStoreVersion;
+  std::string session;
+  int target = 0;  // the snapshot being restored
+  int before = 0;  // the snapshot of the tree as it was just before the restore
+  std::vector<std::string> paths;  // absolute; empty: everything
+};
+
+class Store {
+ public:
+  // $XDG_STATE_HOME/paddock/undo (XDG_STATE_HOME only when absolute), else ~/.local/state/paddock/undo.
+  static std::string default_dir();
+  // Opens the store at DIR (absolute, reached without symlinks). With CREATE, makes it (and its
+  // missing parents, 0700). The directory must belong to the user and not be open to others.
+  static Result<std::unique_ptr<Store>> open(const std::string& dir, bool create);
+
+  const std::string& dir() const { return dir_; }
+  // Unit tests on a fake tree skip the syncfs calls (they test the logic, not the disk).
+  void set_syncfs(bool on) { syncfs_ = on; }
+
+  // The writer's lock (blocks while another paddock holds it); leftovers in tmp/ are removed.
+  Result<void> lock();
+
+  // Copies SRC_FD's content into the store (pending until commit_objects), returns its hash.
+  // *BYTES_NEW counts it when the store did not have it.
+  Result<std::string> put_object(int src_fd, std::uint64_t* bytes_new, bool* is_new);
+  // Makes pending objects durable and visible (syncfs, rename into objects/).
+  Result<void> commit_objects();
+  // Drops pending objects (a dry run, a refused restore, a failed scan).
+  void discard_pending();
+  Result<sys::UniqueFd> open_object(const std::string& hash) const;
+  bool has_object(const std::string& hash) const;
+
+  Result<std::vector<std::string>> session_ids() const;  // oldest first
+  Result<SessionInfo> load_session(const std::string& id) const;
+  Result<void> save_session(const SessionInfo& s);
+  Result<Manifest> load_manifest(const std::string& id, int n) const;
+  Result<void> save_manifest(const std::string& id, int n, const Manifest& m);
+  Result<void> remove_session(const std::string& id);
+
+  Result<std::optional<Journal>> load_journal() const;
+  Result<void> save_journal(const Journal& j);
+  Result<void> remove_journal();
+
+  struct GcStats {
+    std::uint64_t objects_kept = 0, objects_removed = 0, bytes_kept = 0, bytes_removed = 0;
+  };
+  // Removes every object no remaining manifest (nor a pending journal) names.
+  Result<GcStats> collect_garbage();
+  // Bytes in objects/ (du of the objects).
+  Result<std::uint64_t> object_bytes() const;
+
+ private:
+  Store() = default;
+  Result<sys::UniqueFd> session_dir(const std::string& id, bool create) const;
+
+  std::string dir_;
+  sys::UniqueFd fd_, objects_, sessions_, tmp_, lock_;
+  struct Pending {
+    std::string tmp_name, hash;
+  };
+  std::vector<Pending> pending_;
+  std::uint64_t tmp_counter_ = 0;
+  bool syncfs_ = true;
+};
+
+// A session id: UTC time and a random suffix ("20261126-165501-3fa2"): sortable, unguessable
+// enough not to collide.
+std::string new_session_id();
+bool valid_session_id(const std::string& id);
+std::string utc_iso(std::int64_t ns);
+
+// Test hook: the Nth crash point reached from now on kills the process with SIGKILL (0: off).
+// Crash points sit between every durable step of a snapshot and a restore. `paddock` sets it from
+// PADDOCK_UNDO_CRASH_AT for the kill -9 trials.
+void set_crash_after(long n);
+void crash_point();
+
+}  // namespace paddock::undo

@@ -1,0 +1,386 @@
+// The undo engine on a fake tree (property-style), its formats, and the store on disk.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "undo/fake_tree_fs.h"
+#include "undo/manifest.h"
+#include "undo/sha256.h"
+#include "undo/snapshot_manager.h"
+#include "undo/store.h"
+
+namespace paddock::undo {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/paddock-undo-test-XXXXXX";
+    path_ = ::mkdtemp(tmpl);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    // Test trees may hold read-only directories.
+    for (auto it = fs::recursive_directory_iterator(path_, ec); it != fs::recursive_directory_iterator(); ++it) {
+      if (it->is_directory(ec) && !it->is_symlink(ec)) ::chmod(it->path().c_str(), 0700);
+    }
+    fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+TEST(Sha256, KnownVectors) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  std::string million(1000000, 'a');
+  Sha256 h;  // in uneven pieces: the buffering is exercised
+  for (std::size_t i = 0; i < million.size();) {
+    std::size_t n = std::min<std::size_t>(1 + i % 97, million.size() - i);
+    h.update(million.data() + i, n);
+    i += n;
+  }
+  EXPECT_EQ(h.hex_digest(), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(Manifest, RoundTripsOddNames) {
+  Manifest m;
+  RootManifest r;
+  r.root = "/home/u/my proj";
+  r.started_ns = 42;
+  r.excludes = {{Exclude::Kind::Name, "node_modules", "default"}, {Exclude::Kind::Path, "a b/c", "--undo-exclude"}};
+  FileStat st;
+  st.type = EntryType::Dir;
+  st.mode = 0755;
+  r.entries.push_back({"", st, {}, {}});
+  st.type = EntryType::File;
+  st.mode = 04755;
+  st.size = 3;
+  r.entries.push_back({"sp ace\nnew\\line\t", st, sha256_hex("abc"), {}});
+  st.type = EntryType::Symlink;
+  st.mode = 0777;
+  r.entries.push_back({"link", st, {}, "../x y"});
+  m.roots.push_back(r);
+  std::string text = serialize_manifest(m);
+  auto back = parse_manifest(text, "t");
+  ASSERT_TRUE(back) << back.error().describe();
+  ASSERT_EQ(back->roots.size(), 1u);
+  const auto& b = back->roots[0];
+  EXPECT_EQ(b.root, r.root);
+  EXPECT_EQ(b.started_ns, 42);
+  ASSERT_EQ(b.entries.size(), 3u);
+  EXPECT_EQ(b.entries[1].path, "sp ace\nnew\\line\t");
+  EXPECT_EQ(b.entries[1].st.mode, 04755u);
+  EXPECT_EQ(b.entries[2].target, "../x y");
+  EXPECT_EQ(b.excludes[1].pattern, "a b/c");
+}
+
+TEST(Manifest, TornOrNewerOrUnsafeIsRefused) {
+  Manifest m;
+  m.roots.push_back({});
+  m.roots[0].root = "/r";
+  FileStat st;
+  st.type = EntryType::File;
+  m.roots[0].entries.push_back({"a", st, sha256_hex("x"), {}});
+  std::string text = serialize_manifest(m);
+  // Torn: every proper prefix is refused.
+  for (std::size_t n = 0; n < text.size(); ++n) {
+    EXPECT_FALSE(parse_manifest(text.substr(0, n), "t")) << n;
+  }
+  std::string newer = text;
+  newer.replace(0, newer.find('\n'), "paddock-undo-manifest 99");
+  auto r = parse_manifest(newer, "t");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("newer"), std::string::npos);
+  std::string unsafe = text;
+  unsafe.replace(unsafe.find(" a\n"), 3, " ../a\n");
+  EXPECT_FALSE(parse_manifest(unsafe, "t"));
+}
+
+// A SnapshotManager over a fake tree mounted at /fake/proj, with a real store in a temp dir.
+struct FakeRig {
+  TempDir dir;
+  std::shared_ptr<FakeTreeFs> tree = std::make_shared<FakeTreeFs>();
+  std::unique_ptr<Store> store;
+  std::unique_ptr<SnapshotManager> mgr;
+  SessionInfo session;
+
+  explicit FakeRig(std::vector<Exclude> excludes = default_excludes()) {
+    auto s = Store::open(dir.path() + "/state/paddock/undo", true);
+    if (!s) ADD_FAILURE() << s.error().describe();
+    store = std::move(*s);
+    store->set_syncfs(false);
+    mgr = std::make_unique<SnapshotManager>(*store, [t = tree](const std::string& root) -> Result<std::shared_ptr<TreeFs>> {
+      if (root != "/fake/proj") return make_error("unknown root " + root);
+      return std::shared_ptr<TreeFs>(t);
+    });
+    Scope scope;
+    scope.roots = {"/fake/proj"};
+    scope.excludes = std::move(excludes);
+    auto b = mgr->begin(scope, {"agent"}, "/fake/proj");
+    if (!b) ADD_FAILURE() << b.error().describe();
+    session = *b;
+  }
+  int snap(const std::string& label = "") {
+    auto r = mgr->snapshot(session, label);
+    EXPECT_TRUE(r) << r.error().describe();
+    return r ? r->n : -1;
+  }
+  RestoreOutcome restore(int n, std::vector<std::string> paths = {}, bool force = false) {
+    RestoreRequest req;
+    req.session = session.id;
+    req.target = n;
+    req.paths = std::move(paths);
+    req.force = force;
+    auto r = mgr->restore(req);
+    EXPECT_TRUE(r) << r.error().describe();
+    auto s = store->load_session(session.id);
+    if (s) session = *s;
+    return r ? *r : RestoreOutcome{};
+  }
+};
+
+TEST(Undo, UnchangedFilesAreNotRead) {
+  FakeRig rig;
+  rig.tree->put_dir("src");
+  for (int i = 0; i < 500; ++i) rig.tree->put_file("src/f" + std::to_string(i), "content " + std::to_string(i));
+  rig.snap("before");
+  rig.tree->files_opened = 0;
+  rig.tree->put_file("src/f7", "changed");
+  rig.tree->put_file("src/new", "new");
+  auto r = rig.mgr->snapshot(rig.session, "after");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(rig.tree->files_opened, 2);
+  EXPECT_EQ(r->files_hashed, 2u);
+  EXPECT_EQ(r->objects_new, 2u);
+}
+
+TEST(Undo, EveryKindOfChangeIsUndone) {
+  FakeRig rig;
+  rig.tree->put_dir("src");
+  rig.tree->put_file("src/a.c", "int a;");
+  rig.tree->put_file("src/run.sh", "#!/bin/sh", 0755);
+  rig.tree->put_dir("empty");
+  rig.tree->put_symlink("link", "src/a.c");
+  rig.tree->put_dir("ro", 0555);
+  rig.tree->put_file("ro/keep", "k", 0444);
+  const std::string original = rig.tree->describe();
+  rig.snap("before");
+  rig.tree->put_file("src/a.c", "int a = 1;");       // modified
+  rig.tree->chmod("src/run.sh", 0644);              // mode
+  rig.tree->remove_tree("empty");                   // empty dir deleted
+  rig.tree->remove_tree("link");
+  rig.tree->put_symlink("link", "/etc/passwd");     // symlink retargeted
+  rig.tree->put_file("added", "new file");          // added
+  rig.tree->rename("src", "moved");                 // renamed directory
+  rig.tree->put_symlink("src", "/outside");         // a symlink where the directory was
+  rig.tree->chmod("ro", 0755);
+  rig.snap("after");
+  auto out = rig.restore(0);
+  EXPECT_TRUE(out.applied);
+  EXPECT_TRUE(out.conflicts.empty());
+  EXPECT_EQ(rig.tree->describe(), original);
+}
+
+TEST(Undo, ExcludedEntriesAreNeverTouched) {
+  FakeRig rig;
+  rig.tree->put_dir("node_modules");
+  rig.tree->put_file("node_modules/dep.js", "v1");
+  rig.tree->put_file("a", "1");
+  rig.snap("before");
+  rig.tree->put_file("node_modules/dep.js", "v2");  // changed by the run: excluded, so kept
+  rig.tree->put_file("node_modules/more.js", "x");
+  rig.tree->put_file("a", "2");
+  rig.snap("after");
+  auto out = rig.restore(0);
+  EXPECT_TRUE(out.applied);
+  EXPECT_EQ(rig.tree->content("a"), "1");
+  EXPECT_EQ(rig.tree->content("node_modules/dep.js"), "v2");
+  EXPECT_TRUE(rig.tree->exists("node_modules/more.js"));
+  // The defaults are named in the session (undo show lists them).
+  ASSERT_FALSE(rig.session.excludes.empty());
+  EXPECT_EQ(rig.session.excludes[0].pattern, "node_modules");
+}
+
+TEST(Undo, HostChangesSinceTheLastSnapshotAreConflicts) {
+  FakeRig rig;
+  rig.tree->put_file("a", "1");
+  rig.tree->put_file("b", "1");
+  rig.snap("before");
+  rig.tree->put_file("a", "agent");
+  rig.tree->put_file("b", "agent");
+  rig.snap("after");
+  rig.tree->put_file("a", "the user's edit after the run");
+  RestoreRequest req;
+  req.session = rig.session.id;
+  req.target = 0;
+  auto r = rig.mgr->restore(req);
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(r->applied);
+  ASSERT_EQ(r->conflicts.size(), 1u);
+  EXPECT_EQ(r->conflicts[0], "/fake/proj/a");
+  EXPECT_EQ(rig.tree->content("a"), "the user's edit after the run");
+  EXPECT_EQ(rig.tree->content("b"), "agent");  // nothing applied
+  auto forced = rig.restore(0, {}, true);
+  EXPECT_TRUE(forced.applied);
+  EXPECT_EQ(rig.tree->content("a"), "1");
+  // The restore is itself undoable: the snapshot before it holds the user's edit.
+  auto back = rig.restore(forced.before_snapshot);
+  EXPECT_TRUE(back.applied);
+  EXPECT_EQ(rig.tree->content("a"), "the user's edit after the run");
+}
+
+TEST(Undo, RestoreOfSomePathsLeavesTheRest) {
+  FakeRig rig;
+  rig.tree->put_dir("d");
+  rig.tree->put_file("d/x", "1");
+  rig.tree->put_file("y", "1");
+  rig.snap("before");
+  rig.tree->remove_tree("d");
+  rig.tree->put_file("y", "2");
+  rig.snap("after");
+  auto out = rig.restore(0, {"/fake/proj/d/x"});
+  EXPECT_TRUE(out.applied);
+  EXPECT_EQ(rig.tree->content("d/x"), "1");
+  EXPECT_EQ(rig.tree->content("y"), "2");
+  RestoreRequest req;
+  req.session = rig.session.id;
+  req.paths = {"/elsewhere"};
+  auto bad = rig.mgr->restore(req);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("not in the session"), std::string::npos);
+}
+
+TEST(Undo, UnknownSessionOrSnapshotIsAClearError) {
+  FakeRig rig;
+  rig.snap();
+  RestoreRequest req;
+  req.session = "20990101-000000-abcd";
+  auto r = rig.mgr->restore(req);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("no session"), std::string::npos);
+  req.session = "../../etc";
+  EXPECT_FALSE(rig.mgr->restore(req));
+  req.session = rig.session.id;
+  req.target = 7;
+  r = rig.mgr->restore(req);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("no snapshot 7"), std::string::npos);
+}
+
+// Random sequences of create / modify / delete / rename / chmod / symlink with snapshots between
+// them; then restoring each snapshot, in random order, gives back exactly its tree.
+TEST(Undo, PropertyRandomHistoriesRestoreExactly) {
+  for (unsigned seed = 1; seed <= 25; ++seed) {
+    std::mt19937 rng(seed);
+    FakeRig rig(std::vector<Exclude>{});
+    std::map<int, std::string> trees;  // snapshot number -> the tree it holds
+    auto pick = [&](bool dirs_only) -> std::string {
+      std::vector<std::string> ps;
+      for (const auto& p : rig.tree->paths()) {
+        auto st = rig.tree->stat(p);
+        if (!st) continue;
+        if (dirs_only ? st->type == EntryType::Dir : !p.empty()) ps.push_back(p);
+      }
+      if (ps.empty()) return {};
+      return ps[rng() % ps.size()];
+    };
+    auto fresh = [&](const std::string& dir) {
+      return join_rel(dir, std::string(1, "abcdef"[rng() % 6]) + std::to_string(rng() % 5));
+    };
+    for (int step = 0; step < 6; ++step) {
+      for (int k = 0; k < 12; ++k) {
+        const int what = rng() % 7;
+        const std::string dir = pick(true);
+        const std::string any = pick(false);
+        std::string p = fresh(dir);
+        if (rig.tree->exists(p)) continue;
+        switch (what) {
+          case 0: rig.tree->put_file(p, "c" + std::to_string(rng() % 4)); break;
+          case 1: rig.tree->put_dir(p, rng() % 2 ? 0755 : 0700); break;
+          case 2:
+            if (!any.empty() && rig.tree->stat(any)->type == EntryType::File) rig.tree->put_file(any, "m" + std::to_string(rng()));
+            break;
+          case 3: if (!any.empty()) rig.tree->remove_tree(any); break;
+          case 4:
+            if (!any.empty() && !rel_at_or_under(p, any)) rig.tree->rename(any, p);
+            break;
+          case 5:
+            if (!any.empty() && rig.tree->stat(any)->type != EntryType::Symlink) rig.tree->chmod(any, rng() % 2 ? 0600 : 0750);
+            break;
+          case 6: rig.tree->put_symlink(p, rng() % 2 ? "/etc" : "../" + std::to_string(rng() % 3)); break;
+        }
+      }
+      int n = rig.snap("step " + std::to_string(step));
+      trees[n] = rig.tree->describe();
+    }
+    for (int k = 0; k < 8; ++k) {
+      int n = rng() % trees.size();
+      const std::string was = rig.tree->describe();
+      auto out = rig.restore(n, {}, true);
+      ASSERT_TRUE(out.applied) << "seed " << seed;
+      ASSERT_EQ(rig.tree->describe(), trees[n]) << "seed " << seed << " snapshot " << n;
+      // The restore took two snapshots: the tree before it, and the tree it made.
+      trees[out.before_snapshot] = was;
+      trees[rig.session.snapshots.back().n] = trees[n];
+    }
+  }
+}
+
+TEST(Store, NewerVersionIsRefusedAndOthersCannotRead) {
+  TempDir d;
+  const std::string dir = d.path() + "/state/paddock/undo";
+  ASSERT_TRUE(Store::open(dir, true));
+  struct stat st;
+  ASSERT_EQ(::stat(dir.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  {
+    std::ofstream(dir + "/VERSION") << "paddock-undo-store 9\n";
+  }
+  auto s = Store::open(dir, false);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("newer"), std::string::npos);
+  std::ofstream(dir + "/VERSION") << "paddock-undo-store 1\n";
+  ::chmod(dir.c_str(), 0755);
+  s = Store::open(dir, false);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("open to other users"), std::string::npos);
+}
+
+TEST(Store, PruneKeepsSharedObjectsAndRemovesTheRest) {
+  FakeRig rig;
+  rig.tree->put_file("shared", "same in every session");
+  rig.tree->put_file("own", "first");
+  rig.snap();
+  Scope scope;
+  scope.roots = {"/fake/proj"};
+  auto second = rig.mgr->begin(scope, {"x"}, "/");
+  ASSERT_TRUE(second);
+  rig.tree->put_file("own", "second");
+  ASSERT_TRUE(rig.mgr->snapshot(*second, ""));
+  ASSERT_TRUE(rig.store->remove_session(rig.session.id));
+  auto gc = rig.store->collect_garbage();
+  ASSERT_TRUE(gc);
+  EXPECT_EQ(gc->objects_removed, 1u);  // "first"
+  EXPECT_EQ(gc->objects_kept, 2u);
+  EXPECT_TRUE(rig.store->has_object(sha256_hex("same in every session")));
+  EXPECT_FALSE(rig.store->has_object(sha256_hex("first")));
+}
+
+}  // namespace
+}  // namespace paddock::undo
