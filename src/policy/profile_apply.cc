@@ -21,7 +21,7 @@ namespace {
 constexpr int kMaxExtendsDepth = 16;
 
 const std::vector<std::string> kTopKeys = {"extends", "description", "filesystem", "network",
-                                           "env",     "limits",      "sandbox"};
+                                           "env",     "limits",      "sandbox",    "undo"};
 const std::vector<std::string> kFilesystemKeys = {
     "allow", "read", "write", "allow_if_exists", "read_if_exists", "write_if_exists", "create", "create_files",
     "cwd"};
@@ -32,6 +32,7 @@ const std::vector<std::string> kLimitsKeys = {"memory",   "pids",          "cpu"
                                               "max_file_size", "max_open_files", "core_dumps",
                                               "best_effort"};
 const std::vector<std::string> kSandboxKeys = {"require_namespaces"};
+const std::vector<std::string> kUndoKeys = {"enabled", "excludes", "default_excludes"};
 const std::vector<std::string> kCwdValues = {"read+write", "read", "write", "none"};
 const std::vector<std::string> kNetModes = {"off", "on", "filtered"};
 
@@ -89,6 +90,7 @@ class ProfileReader {
     if (auto* t = section(doc, "env", kEnvKeys)) env(*t);
     if (auto* t = section(doc, "limits", kLimitsKeys)) limits(*t);
     if (auto* t = section(doc, "sandbox", kSandboxKeys)) sandbox(*t);
+    if (auto* t = section(doc, "undo", kUndoKeys)) undo(*t);
     if (err_) return *err_;
     return ok_result();
   }
@@ -440,6 +442,24 @@ class ProfileReader {
 
   void sandbox(const toml::table& t) {
     if (auto v = flag(t, "sandbox", "require_namespaces")) b_.require_namespaces(*v);
+  }
+
+  // [undo]: snapshots for `paddock run` (docs/undo.md). A profile that extends another adds to
+  // its excludes and overrides its switches.
+  void undo(const toml::table& t) {
+    UndoSettings& u = b_.mutable_undo();
+    if (auto v = flag(t, "undo", "enabled")) u.enabled = *v;
+    if (auto v = flag(t, "undo", "default_excludes")) u.default_excludes = *v;
+    if (auto items = strings(t, "undo", "excludes")) {
+      for (auto& [value, where] : *items) {
+        if (value.empty() || value[0] == '/' || value == "." || value == ".." || value.find("..") != std::string::npos) {
+          fail_at(t.get("excludes")->source(), "[undo] excludes: \"" + value +
+                  "\" must be a name or a path relative to the project (no \"..\", not absolute)");
+          return;
+        }
+        u.excludes.push_back(value);
+      }
+    }
   }
 
   const ProfileSource& src_;
