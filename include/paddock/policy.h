@@ -182,6 +182,13 @@ struct HostContext {
 // No filesystem access.
 std::string absolute_path(std::string_view given, const HostContext& ctx);
 
+// A profile's [undo] table (docs/undo.md): read by `paddock run`, not part of the policy itself.
+struct UndoSettings {
+  std::optional<bool> enabled;
+  std::optional<bool> default_excludes;  // node_modules, target, .venv
+  std::vector<std::string> excludes;     // names, or paths relative to each writable root
+};
+
 class PolicyBuilder {
  public:
   explicit PolicyBuilder(HostContext ctx);
@@ -243,6 +250,8 @@ class PolicyBuilder {
   PolicyBuilder& set_env(std::string_view name, std::string_view value);
   PolicyBuilder& limits(const Limits& l);
   Limits& mutable_limits() { return limits_; }
+  UndoSettings& mutable_undo() { return undo_; }
+  const UndoSettings& undo_settings() const { return undo_; }
   PolicyBuilder& require_namespaces(bool on = true);
   PolicyBuilder& profile_name(std::string_view name);
   // Records an error found by a caller (e.g. a profile) so build() reports it.
@@ -275,6 +284,7 @@ class PolicyBuilder {
   NetworkPolicy network_;
   EnvPolicy env_;
   Limits limits_;
+  UndoSettings undo_;
   bool require_namespaces_ = false;
   std::string profile_;
   std::optional<Error> first_error_;

@@ -158,6 +158,14 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
   if (const std::string state = paddock_state_dir(*ctx); path_is_under_home(state, ctx->home)) {
     (void)sys::make_dir_under(ctx->home, state, 0700);
   }
+  // A profile's [undo] table: enabled, excludes (the flags add to them).
+  UndoRunFlags undo_flags = f.undo;
+  {
+    const UndoSettings& u = builder.undo_settings();
+    if (u.enabled.value_or(false)) undo_flags.enabled = true;
+    if (u.default_excludes) undo_flags.default_excludes = *u.default_excludes;
+    undo_flags.excludes.insert(undo_flags.excludes.begin(), u.excludes.begin(), u.excludes.end());
+  }
   if (auto r = apply_limit_flags(f.limits, builder); !r) {
     print_error(r.error());
     return 2;
@@ -262,7 +270,7 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
     report_dir = std::move(*dir);
     report_name = parts->second;
   }
-  if (f.exec && f.undo.enabled) {
+  if (f.exec && undo_flags.enabled) {
     print_error(make_error("--undo needs the parent that stays behind to take the last snapshot; --exec removes it",
                            "--exec --undo", "drop one of them"));
     return 2;
@@ -284,7 +292,7 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
   }
   // --undo: the writable paths are snapshotted before the sandbox exists and after it is gone.
   UndoRunPtr undo_run;
-  if (f.undo.enabled) undo_run = undo_before(f.undo, *policy, *ctx, f.command);
+  if (undo_flags.enabled) undo_run = undo_before(undo_flags, *policy, *ctx, f.command);
   auto res = run(*policy, opts);
   if (!res) {
     print_error(res.error());

@@ -44,7 +44,8 @@ undo::ScanProgress progress_printer(bool& printed) {
 UndoRunPtr undo_before(const UndoRunFlags& f, const Policy& policy, const HostContext& ctx,
                        const std::vector<std::string>& command) {
   UndoRunPtr u(new UndoRun());
-  std::vector<undo::Exclude> ex = undo::default_excludes();
+  std::vector<undo::Exclude> ex;
+  if (f.default_excludes) ex = undo::default_excludes();
   for (const auto& e : f.excludes) {
     const bool is_path = e.find('/') != std::string::npos;
     std::string pattern = e;

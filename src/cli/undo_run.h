@@ -13,7 +13,8 @@ namespace paddock::cli {
 
 struct UndoRunFlags {
   bool enabled = false;
-  std::vector<std::string> excludes;  // --undo-exclude NAME or relative PATH
+  std::vector<std::string> excludes;  // --undo-exclude NAME or relative PATH, a profile's [undo] excludes
+  bool default_excludes = true;       // node_modules, target, .venv
 };
 
 class UndoRun;

@@ -21,7 +21,8 @@ namespace {
 constexpr int kMaxExtendsDepth = 16;
 
 const std::vector<std::string> kTopKeys = {"extends", "description", "filesystem", "network",
-                                           "env",     "limits",      "sandbox",  "command"};
+                                           "env",     "limits",      "sandbox",  "command",
+                                           "undo"};
 const std::vector<std::string> kFilesystemKeys = {
     "allow", "read", "write", "allow_if_exists", "read_if_exists", "write_if_exists", "create", "create_files",
     "cwd"};
@@ -33,6 +34,7 @@ const std::vector<std::string> kLimitsKeys = {"memory",   "pids",          "cpu"
                                               "best_effort"};
 const std::vector<std::string> kSandboxKeys = {"require_namespaces"};
 const std::vector<std::string> kCommandKeys = {"name", "args", "conflicts", "conflict_message"};
+const std::vector<std::string> kUndoKeys = {"enabled", "excludes", "default_excludes"};
 const std::vector<std::string> kCwdValues = {"read+write", "read", "write", "none"};
 const std::vector<std::string> kNetModes = {"off", "on", "filtered"};
 
@@ -91,6 +93,7 @@ class ProfileReader {
     if (auto* t = section(doc, "limits", kLimitsKeys)) limits(*t);
     if (auto* t = section(doc, "sandbox", kSandboxKeys)) sandbox(*t);
     if (auto* t = section(doc, "command", kCommandKeys)) command(*t);
+    if (auto* t = section(doc, "undo", kUndoKeys)) undo(*t);
     if (err_) return *err_;
     return ok_result();
   }
@@ -482,6 +485,24 @@ class ProfileReader {
     }
     if (err_) return;
     b_.command_setup(std::move(setup));
+  }
+
+  // [undo]: snapshots for `paddock run` (docs/undo.md). A profile that extends another adds to
+  // its excludes and overrides its switches.
+  void undo(const toml::table& t) {
+    UndoSettings& u = b_.mutable_undo();
+    if (auto v = flag(t, "undo", "enabled")) u.enabled = *v;
+    if (auto v = flag(t, "undo", "default_excludes")) u.default_excludes = *v;
+    if (auto items = strings(t, "undo", "excludes")) {
+      for (auto& [value, where] : *items) {
+        if (value.empty() || value[0] == '/' || value == "." || value == ".." || value.find("..") != std::string::npos) {
+          fail_at(t.get("excludes")->source(), "[undo] excludes: \"" + value +
+                  "\" must be a name or a path relative to the project (no \"..\", not absolute)");
+          return;
+        }
+        u.excludes.push_back(value);
+      }
+    }
   }
 
   const ProfileSource& src_;

@@ -314,6 +314,19 @@ TEST_F(ProfileTest, CommandTableSetsTheAgentsArgumentsAndConflicts) {
             "p.toml:3:13: [command] conflicts takes \"--FLAG\" or \"--FLAG VALUE\" (got \"s\")");
   EXPECT_EQ(error_of("[command]\nname = \"x\"\narg = []\n"),
             "p.toml:3:1: unknown key \"arg\" in [command] (did you mean \"args\"?)");
+// [undo] (issue 14): read into the builder for `paddock run`; unknown keys are errors with their
+// position like every other table.
+TEST_F(ProfileTest, UndoTable) {
+  PolicyBuilder b(ctx_);
+  auto r = apply_profile({"p", "p.toml", "[undo]\nenabled = true\ndefault_excludes = false\nexcludes = [\"dist\", \"build/cache\"]\n"},
+                         b, ctx_);
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(b.undo_settings().enabled, true);
+  EXPECT_EQ(b.undo_settings().default_excludes, false);
+  EXPECT_EQ(b.undo_settings().excludes, (std::vector<std::string>{"dist", "build/cache"}));
+  EXPECT_EQ(error_of("[undo]\nenable = true\n"), "p.toml:2:1: unknown key \"enable\" in [undo] (did you mean \"enabled\"?)");
+  EXPECT_EQ(error_of("[undo]\nenabled = \"yes\"\n").rfind("p.toml:2:", 0), 0u);
+  EXPECT_NE(error_of("[undo]\nexcludes = [\"../up\"]\n").find("relative to the project"), std::string::npos);
 }
 
 }  // namespace

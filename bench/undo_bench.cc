@@ -1,0 +1,113 @@
+// paddock-undo-bench TREE STORE: the undo engine's costs on a real tree, each against its anchor
+// in the same run (bench/undo_bench.sh makes the tree and runs `cp -a` beside it).
+//   first snapshot             (time, bytes stored)
+//   snapshot after 10 changes  vs  a full re-hash of the tree (the same scan with no index)
+//   restore of those 10 files
+//   store size after 10 sessions of 10 changed files each
+// Prints one "name value" line per figure.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "undo/snapshot_manager.h"
+#include "undo/store.h"
+
+using namespace paddock::undo;
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void change_ten(const std::string& tree, int round) {
+  for (int i = 0; i < 10; ++i) {
+    // d<i>/d<i>/f<i>: files the script's layout has (see undo_bench.sh).
+    std::string p = tree + "/d" + std::to_string(i) + "/d" + std::to_string(i) + "/f" + std::to_string(i) + ".txt";
+    std::ofstream(p, std::ios::app) << "change " << round << "\n";
+  }
+}
+
+int die(const paddock::Error& e) {
+  std::fprintf(stderr, "undo_bench: %s\n", e.describe().c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: paddock-undo-bench TREE STORE_DIR\n");
+    return 2;
+  }
+  const std::string tree = argv[1], store_dir = std::string(argv[2]) + "/paddock/undo";
+  auto store = Store::open(store_dir, true);
+  if (!store) return die(store.error());
+  SnapshotManager mgr(**store);
+  Scope scope;
+  scope.roots = {tree};
+  scope.excludes = default_excludes();
+  auto s = mgr.begin(scope, {"bench"}, tree);
+  if (!s) return die(s.error());
+  SessionInfo session = *s;
+
+  auto t0 = std::chrono::steady_clock::now();
+  auto first = mgr.snapshot(session, "first");
+  if (!first) return die(first.error());
+  std::printf("first_snapshot_ms %.1f\nfirst_snapshot_entries %llu\nfirst_snapshot_bytes_stored %llu\n", ms_since(t0),
+              static_cast<unsigned long long>(first->entries), static_cast<unsigned long long>(first->bytes_new));
+
+  // Warm: a snapshot with nothing changed, then 10 changes.
+  auto idle = mgr.snapshot(session, "idle");
+  if (!idle) return die(idle.error());
+  std::printf("snapshot_unchanged_ms %.1f\n", idle->elapsed_us / 1000.0);
+  change_ten(tree, 0);
+  usleep(50000);  // past the racily-clean window, as between two turns of an agent
+  t0 = std::chrono::steady_clock::now();
+  auto ten = mgr.snapshot(session, "10 changes");
+  if (!ten) return die(ten.error());
+  std::printf("snapshot_10_changes_ms %.1f\nsnapshot_10_changes_files_read %llu\n", ms_since(t0),
+              static_cast<unsigned long long>(ten->files_hashed));
+
+  // The anchor: the same walk re-reading and re-hashing every file (no metadata index).
+  {
+    auto fs = open_real_tree(tree);
+    if (!fs) return die(fs.error());
+    ScanStats st;
+    t0 = std::chrono::steady_clock::now();
+    auto m = scan_root(**fs, tree, scope.excludes, nullptr, nullptr, st);
+    if (!m) return die(m.error());
+    std::printf("full_rehash_ms %.1f\nfull_rehash_files_read %llu\n", ms_since(t0),
+                static_cast<unsigned long long>(st.files_hashed));
+  }
+
+  // Restore of the 10 files (to the snapshot before them).
+  RestoreRequest req;
+  req.session = session.id;
+  req.target = idle->n;
+  t0 = std::chrono::steady_clock::now();
+  auto r = mgr.restore(req);
+  if (!r) return die(r.error());
+  std::printf("restore_10_files_ms %.1f\nrestore_changes %zu\n", ms_since(t0), r->changes.size());
+
+  // 10 more sessions of 10 changed files each.
+  auto before = (*store)->object_bytes();
+  for (int k = 1; k <= 10; ++k) {
+    auto sk = mgr.begin(scope, {"bench"}, tree);
+    if (!sk) return die(sk.error());
+    SessionInfo ss = *sk;
+    if (auto a = mgr.snapshot(ss, "before"); !a) return die(a.error());
+    change_ten(tree, k);
+    usleep(50000);
+    if (auto b = mgr.snapshot(ss, "after"); !b) return die(b.error());
+  }
+  auto after = (*store)->object_bytes();
+  if (!before || !after) return 1;
+  std::printf("store_bytes_after_first %llu\nstore_bytes_after_10_sessions %llu\n",
+              static_cast<unsigned long long>(*before), static_cast<unsigned long long>(*after));
+  return 0;
+}
