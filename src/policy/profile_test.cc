@@ -314,6 +314,8 @@ TEST_F(ProfileTest, CommandTableSetsTheAgentsArgumentsAndConflicts) {
             "p.toml:3:13: [command] conflicts takes \"--FLAG\" or \"--FLAG VALUE\" (got \"s\")");
   EXPECT_EQ(error_of("[command]\nname = \"x\"\narg = []\n"),
             "p.toml:3:1: unknown key \"arg\" in [command] (did you mean \"args\"?)");
+}
+
 // [undo] (issue 14): read into the builder for `paddock run`; unknown keys are errors with their
 // position like every other table.
 TEST_F(ProfileTest, UndoTable) {
