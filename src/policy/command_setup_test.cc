@@ -46,7 +46,12 @@ TEST(CommandSetup, ConflictsAreFoundInEverySpelling) {
 TEST(CommandSetup, TheCodexProfileTellsCodexPaddockIsItsSandbox) {
   auto fs = std::make_shared<FakeFs>();
   fs->dir("/usr/bin").dir("/etc").dir("/home/u/proj");
-  HostContext ctx{"/home/u/proj", "/home/u", "", "u", 1000, 1000, fs};
+  HostContext ctx;
+  ctx.cwd = "/home/u/proj";
+  ctx.home = "/home/u";
+  ctx.user = "u";
+  ctx.uid = ctx.gid = 1000;
+  ctx.fs = fs;
   PolicyBuilder b(ctx);
   const BuiltinProfile* codex = find_builtin_profile("codex");
   ASSERT_NE(codex, nullptr);
