@@ -253,6 +253,10 @@ class PolicyBuilder {
   UndoSettings& mutable_undo() { return undo_; }
   const UndoSettings& undo_settings() const { return undo_; }
   PolicyBuilder& require_namespaces(bool on = true);
+  // The current directory is one paddock made inside its own state for this run (a jail's
+  // workspace): allowed strictly inside $XDG_STATE_HOME/paddock/jails/, where a user's own `cd`
+  // is refused; the rest of the state directory stays masked around it.
+  PolicyBuilder& cwd_is_jail_workspace(bool on = true);
   PolicyBuilder& profile_name(std::string_view name);
   // Records an error found by a caller (e.g. a profile) so build() reports it.
   PolicyBuilder& fail(Error e);
@@ -286,6 +290,7 @@ class PolicyBuilder {
   Limits limits_;
   UndoSettings undo_;
   bool require_namespaces_ = false;
+  bool cwd_is_jail_workspace_ = false;
   std::string profile_;
   std::optional<Error> first_error_;
 };

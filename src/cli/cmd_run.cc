@@ -103,8 +103,10 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
   }
   if (extras && !extras->project_dir.empty()) ctx->cwd = extras->project_dir;
   PolicyBuilder builder(*ctx);
-  if (extras && !extras->project_dir.empty())
+  if (extras && !extras->project_dir.empty()) {
     builder.cwd_access(Access::ReadWrite, {Origin::Kind::Cwd, extras->project_origin});
+    builder.cwd_is_jail_workspace();  // it lies in paddock's masked state (src/policy/state_paths.h)
+  }
   PolicyFlags policy_flags = f.policy;
   if (!policy_flags.profile_given && !f.command.empty()) {
     // `paddock run -- claude` works on the first try: the agent's built-in profile (issue 13).

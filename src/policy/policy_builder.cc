@@ -233,6 +233,11 @@ PolicyBuilder& PolicyBuilder::create_file(std::string_view p, std::string conten
   return *this;
 }
 
+PolicyBuilder& PolicyBuilder::cwd_is_jail_workspace(bool on) {
+  cwd_is_jail_workspace_ = on;
+  return *this;
+}
+
 PolicyBuilder& PolicyBuilder::command_setup(CommandSetup setup) {
   command_setup_ = std::move(setup);  // a profile's own [command] replaces the one it extends
   return *this;
@@ -458,6 +463,8 @@ Result<Policy> PolicyBuilder::build() const {
   }
   if (cwd_access_.value_or(Access::ReadWrite) != Access::None) {
     for (const auto& form : state_forms) {
+      // A jail's workspace, named by paddock itself: strictly below jails/, nothing else of the store.
+      if (cwd_is_jail_workspace_ && path::is_at_or_under(p.cwd, form + "/jails") && p.cwd != form + "/jails") continue;
       if (path::is_at_or_under(p.cwd, form)) {
         return make_error("the current directory is inside " + form + ", " + kStateDirReason, p.cwd,
                           "cd elsewhere, or pass --cwd-access none");

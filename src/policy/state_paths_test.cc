@@ -91,5 +91,33 @@ TEST(StateDir, TheCurrentDirectoryInsideItIsRefused) {
   EXPECT_FALSE(b.build());
 }
 
+// A jail's workspace lies in the state directory; paddock (never the user's cd) may name it, and
+// only strictly below jails/: the rest of the store stays masked around it.
+TEST(StateDir, AJailWorkspaceNamedByPaddockIsTheOnlyExceptionAndTheRestStaysMasked) {
+  auto fs = std::make_shared<FakeFs>();
+  fs->dir("/home/u/.local/state/paddock/undo").dir("/home/u/.local/state/paddock/jails/j/workspaces/j");
+  const std::string ws = "/home/u/.local/state/paddock/jails/j/workspaces/j";
+  for (const std::string& cwd : {ws, std::string("/home/u/.local/state/paddock/jails"),
+                                 std::string("/home/u/.local/state/paddock/undo")}) {
+    HostContext ctx = ctx_for(fs);
+    ctx.cwd = cwd;
+    PolicyBuilder user(ctx);
+    user.no_system_defaults();
+    EXPECT_FALSE(user.build()) << cwd << ": a user's own cd there is refused";
+    PolicyBuilder jail(ctx);
+    jail.no_system_defaults().cwd_is_jail_workspace();
+    auto p = jail.build();
+    EXPECT_EQ(p.ok(), cwd == ws) << cwd;
+    if (p) {
+      // Only the workspace is granted: no rule reaches the store beside it.
+      for (const PathRule& r : p->paths) {
+        const std::string undo = "/home/u/.local/state/paddock/undo";
+        EXPECT_FALSE(undo == r.path || undo.rfind(r.path + "/", 0) == 0) << r.path;
+      }
+      EXPECT_FALSE(denied(*p, ws));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace paddock
