@@ -25,6 +25,7 @@
 #include "engine/cgroup_dir.h"
 #include "engine/cgroup_layout.h"
 #include "policy/units.h"
+#include "sys/read_file.h"
 
 namespace paddock::engine {
 namespace {
@@ -53,16 +54,8 @@ std::set<std::string> words(const std::optional<std::string>& s) {
   return out;
 }
 
-std::optional<std::string> slurp(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 bool host_has_swap() {
-  auto m = slurp("/proc/meminfo");
+  auto m = sys::read_whole_file("/proc/meminfo");
   if (!m) return true;  // unknown: assume it does, so we never claim swap is covered
   auto pos = m->find("SwapTotal:");
   if (pos == std::string::npos) return false;
@@ -76,7 +69,7 @@ std::uint64_t tasks_of_uid(uid_t uid) {
   if (!d) return 0;
   while (dirent* e = ::readdir(d)) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    auto st = slurp(std::string("/proc/") + e->d_name + "/status");
+    auto st = sys::read_whole_file(std::string("/proc/") + e->d_name + "/status");
     if (!st) continue;
     auto u = st->find("\nUid:");
     auto t = st->find("\nThreads:");
@@ -201,8 +194,8 @@ Result<void> CgroupControl::setup_v2(const CgroupLayout& layout,
   if (layout.v2_own_dir.empty()) return ok_result();
   // After an earlier run of this process stepped aside into its leaf, runs still go beside it.
   const std::string own = cgroup2_run_parent(layout.v2_own_dir, ::getpid());
-  const std::set<std::string> available = words(slurp(own + "/cgroup.controllers"));
-  std::set<std::string> enabled = words(slurp(own + "/cgroup.subtree_control"));
+  const std::set<std::string> available = words(sys::read_whole_file(own + "/cgroup.controllers"));
+  std::set<std::string> enabled = words(sys::read_whole_file(own + "/cgroup.subtree_control"));
   std::string missing;
   for (const std::string& c : wanted)
     if (available.count(c) && !enabled.count(c)) missing += (missing.empty() ? "+" : " +") + c;
@@ -214,7 +207,7 @@ Result<void> CgroupControl::setup_v2(const CgroupLayout& layout,
                  (err == EBUSY ? " (other processes share paddock's cgroup)"
                   : no_permission(err) ? " (not delegated)" : ": " + std::string(std::strerror(err)));
     }
-    enabled = words(slurp(own + "/cgroup.subtree_control"));
+    enabled = words(sys::read_whole_file(own + "/cgroup.subtree_control"));
   }
   // With a pid namespace, cgroup2 is there only for its controllers: killing the tree and its
   // CPU time come from the namespace's init. None of the wanted ones in cgroup2 (a hybrid host,

@@ -12,17 +12,10 @@
 #include "host/render.h"
 #include "host/roots.h"
 #include "policy/path_util.h"
+#include "sys/read_file.h"
 
 namespace paddock::host {
 namespace {
-
-std::optional<std::string> slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string octal(mode_t m) {
   char b[8];
@@ -59,7 +52,7 @@ void generated_file(Out& out, const std::string& kind, const std::string& path, 
     out.fail(kind + " " + path + " is missing (paddock host install)");
     return;
   }
-  auto now = slurp(path);
+  auto now = sys::read_whole_file(path);
   if (!S_ISREG(st.st_mode) || !now || *now != want) {
     out.fail(kind + " " + path + " differs from what the config says (paddock host install rewrites it)");
   } else if (st.st_uid != 0 || (st.st_mode & 07777) != mode) {

@@ -13,19 +13,12 @@
 #include "host/runner.h"
 #include "host/settings.h"
 #include "policy/path_util.h"
+#include "sys/read_file.h"
 
 extern char** environ;
 
 namespace paddock::host {
 namespace {
-
-std::optional<std::string> slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string indent(const std::string& text, const std::string& pad) {
   std::string out;
@@ -68,7 +61,7 @@ Result<std::string> explain(const HostConfig& cfg, const std::string& agent_filt
            " (files you removed stay there; the agent's own sessions and logins live there too)\n";
     out += "\nsettings: " + settings_path + " (synced), then the managed [agents." + a.name +
            ".settings] deep-merged over it (managed values win)\n";
-    auto synced_settings = slurp(settings_path);
+    auto synced_settings = sys::read_whole_file(settings_path);
     auto merged = merge_settings_text(synced_settings.value_or(""), settings_path, a.settings);
     if (!merged) {
       out += "  error: " + merged.error().describe() + " (the agent would not start)\n";
@@ -83,7 +76,7 @@ Result<std::string> explain(const HostConfig& cfg, const std::string& agent_filt
     for (const auto& n : a.pass_env) runtime_names += (runtime_names.empty() ? "" : " ") + n;
     out += "  runtime: from your shell, only " + runtime_names + " (sudo keeps only these)\n";
     std::vector<EnvVar> synced;
-    if (auto text = slurp(env_path)) {
+    if (auto text = sys::read_whole_file(env_path)) {
       auto vars = parse_env_text(*text, env_path, "synced");
       if (!vars) out += "  synced: error: " + vars.error().describe() + " (the agent would not start)\n";
       else synced = *vars;
@@ -102,7 +95,7 @@ Result<std::string> explain(const HostConfig& cfg, const std::string& agent_filt
     layers.push_back(managed);
     std::vector<EnvVar> files;
     for (const auto& [file, where] : a.env_files) {
-      auto text = slurp(file);
+      auto text = sys::read_whole_file(file);
       if (!text) {
         out += "  managed file: " + file + " (not readable by you: its values are applied by the runner and not shown)\n";
         continue;
