@@ -21,11 +21,6 @@
 namespace paddock::cli {
 namespace {
 
-void print_error(const Error& e) {
-  std::fprintf(stderr, "paddock: %s\n", e.describe().c_str());
-  if (!e.hint.empty()) std::fprintf(stderr, "paddock: hint: %s\n", e.hint.c_str());
-}
-
 std::string cwd_or_empty() {
   char buf[4096];
   return getcwd(buf, sizeof(buf)) ? std::string(buf) : std::string();

@@ -37,11 +37,6 @@ bool path_is_under_home(const std::string& p, const std::string& home) {
   return p.size() > home.size() + 1 && p.compare(0, home.size(), home) == 0 && p[home.size()] == '/';
 }
 
-void print_error(const Error& e) {
-  std::fprintf(stderr, "paddock: %s\n", e.describe().c_str());
-  if (!e.hint.empty()) std::fprintf(stderr, "paddock: hint: %s\n", e.hint.c_str());
-}
-
 // "2026-11-23T15:40:01.123Z"
 std::string utc_now() {
   auto now = std::chrono::system_clock::now();
@@ -294,7 +289,10 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
   }
   // --undo: the writable paths are snapshotted before the sandbox exists and after it is gone.
   UndoRunPtr undo_run;
-  if (undo_flags.enabled) undo_run = undo_before(undo_flags, *policy, *ctx, f.command);
+  if (undo_flags.enabled) {
+    undo_run = undo_before(undo_flags, *policy, *ctx, f.command);
+    undo_open_checkpoints(*undo_run, *policy, opts);
+  }
   auto res = run(*policy, opts);
   if (!res) {
     print_error(res.error());

@@ -20,6 +20,7 @@ void register_host(CLI::App& app);
 int host_fixed_main(int argc, char** argv);
 void register_jail(CLI::App& app);
 void register_undo(CLI::App& app);
+void register_checkpoint(CLI::App& app);
 
 // `paddock run -- COMMAND...` with no flags: runs `command` under the default flags without
 // building a parser (nothing to parse). Returns the exit code.

@@ -116,6 +116,11 @@ std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const
   return out;
 }
 
+void print_error(const Error& e) {
+  std::fprintf(stderr, "paddock: %s\n", e.describe().c_str());
+  if (!e.hint.empty()) std::fprintf(stderr, "paddock: hint: %s\n", e.hint.c_str());
+}
+
 void print_prefixed(const std::vector<std::string>& lines) {
   std::string buf;
   for (const auto& l : lines) buf += "[paddock]" + (l.empty() ? std::string() : " " + printable(l)) + "\n";

@@ -24,4 +24,7 @@ void print_left_behind(const std::vector<LeftBehind>& left);
 // Prints lines with the "[paddock] " prefix to stderr.
 void print_prefixed(const std::vector<std::string>& lines);
 
+// "paddock: <error>" and its hint, on stderr.
+void print_error(const Error& e);
+
 }  // namespace paddock::cli

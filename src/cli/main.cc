@@ -34,6 +34,7 @@ constexpr Command kCommands[] = {
     {"host", paddock::cli::register_host},
     {"jail", paddock::cli::register_jail},
     {"undo", paddock::cli::register_undo},
+    {"checkpoint", paddock::cli::register_checkpoint},
 };
 
 // Building a command's options is most of what parsing costs (`paddock run` is on every

@@ -8,6 +8,7 @@
 
 #include "policy/state_paths.h"
 #include "policy/units.h"
+#include "undo/checkpoint.h"
 #include "undo/scope.h"
 #include "undo/snapshot_manager.h"
 #include "undo/store.h"
@@ -20,6 +21,7 @@ class UndoRun {
   std::unique_ptr<undo::SnapshotManager> mgr;
   std::optional<undo::SessionInfo> session;
   std::string error;  // why undo is incomplete
+  std::unique_ptr<undo::CheckpointServer> checkpoints;
 };
 
 void UndoRunDeleter::operator()(UndoRun* u) const { delete u; }
@@ -77,8 +79,34 @@ UndoRunPtr undo_before(const UndoRunFlags& f, const Policy& policy, const HostCo
   return u;
 }
 
+void undo_open_checkpoints(UndoRun& u, Policy& policy, RunOptions& opts) {
+  if (!u.session || !u.error.empty()) return;
+  // The handler runs on the server's thread while the sandbox runs; the main thread touches the
+  // session again only after stop() (undo_after).
+  UndoRun* run = &u;
+  auto server = undo::CheckpointServer::start([run](const std::string& label) -> std::string {
+    auto snap = run->mgr->snapshot(*run->session, label.empty() ? "checkpoint" : label);
+    if (!snap) return "error the snapshot failed: " + snap.error().describe();
+    return "ok " + run->session->id + ":" + std::to_string(snap->n) + " " + std::to_string(snap->files_hashed) +
+           " file" + (snap->files_hashed == 1 ? "" : "s") + " read, " + std::to_string(snap->elapsed_us / 1000) + " ms";
+  });
+  if (!server) {
+    // Not fatal: the run still gets its first and last snapshots.
+    std::fprintf(stderr, "[paddock] undo: no checkpoint channel: %s\n", server.error().describe().c_str());
+    return;
+  }
+  u.checkpoints = std::move(*server);
+  const int fd = u.checkpoints->sandbox_end();
+  opts.pass_fds.push_back(fd);
+  policy.env.set.emplace_back(undo::kCheckpointFdEnv, std::to_string(fd));
+}
+
 std::vector<std::string> undo_after(UndoRun& u) {
   std::vector<std::string> lines;
+  if (u.checkpoints) {
+    u.checkpoints->stop();
+    u.checkpoints->close_sandbox_end();
+  }
   if (u.session && u.error.empty()) {
     auto snap = u.mgr->snapshot(*u.session, "after run");
     if (!snap) u.error = snap.error().describe();

@@ -160,5 +160,69 @@ TEST(Undo, RestoreAsksOrRefusesAndNamesHostChanges) {
   EXPECT_TRUE(contains(list.out, "\"snapshots\"")) << describe(list);
 }
 
+// A command inside asks for snapshots with `paddock checkpoint` (the channel in undo/checkpoint.h):
+// each is a snapshot of the session, restorable on its own. With namespaces and in the fallback.
+TEST(Undo, CheckpointsFromInsideAreSnapshotsToReturnTo) {
+  KTEST_REQUIRE_BINARIES();
+  for (bool fallback : {false, true}) {
+    SCOPED_TRACE(fallback ? "fallback (no namespaces)" : "namespaces");
+    if (fallback && landlock_abi() < 1) continue;  // the fallback refuses to run without Landlock
+    World w;
+    seed_project(w);
+    // paddock itself, where the sandbox can run it (the build directory may be hidden inside).
+    make_dirs(w.project + "/.pdk");
+    write_file(w.project + "/.pdk/paddock", read_file(paddock_bin()), 0755);
+    RunOpts o = undo_opts(w);
+    if (fallback) o.env["PADDOCK_DANGER_DISABLE_NAMESPACES"] = "1";
+    Proc r = w.paddock({"run", "--undo", "--undo-exclude", ".pdk", "--", "sh", "-c",
+                        "echo turn1 > src/main.c && .pdk/paddock checkpoint after turn 1 && "
+                        "echo turn2 > src/main.c && rm run.sh && .pdk/paddock checkpoint 'after turn 2' && "
+                        "echo turn3 > src/main.c && "
+                        // A program that closed the descriptor: told what happened, not a hang.
+                        "(eval \"exec $PADDOCK_CHECKPOINT_FD>&-\"; .pdk/paddock checkpoint closed; echo closed=$?) 2>&1; "
+                        "(unset PADDOCK_CHECKPOINT_FD; .pdk/paddock checkpoint --if-available none; echo none=$?)"},
+                       o);
+    ASSERT_EQ(r.code, 0) << describe(r);
+    EXPECT_TRUE(contains(r.out, ":1 ")) << describe(r);
+    EXPECT_TRUE(contains(r.out, ": after turn 1")) << describe(r);
+    EXPECT_TRUE(contains(r.out, ": after turn 2")) << describe(r);
+    EXPECT_TRUE(contains(r.out, "not paddock's checkpoint channel")) << describe(r);
+    EXPECT_TRUE(contains(r.out, "closed=1")) << describe(r);
+    EXPECT_TRUE(contains(r.out, "none=0")) << describe(r);
+    Proc list = w.paddock({"undo", "list"}, o);
+    ASSERT_EQ(list.code, 0) << describe(list);
+    for (const char* label : {"before run", "after turn 1", "after turn 2", "after run"})
+      EXPECT_TRUE(contains(list.out, label)) << label << "\n" << describe(list);
+    // The session's id from the run's last line.
+    const std::string marker = "undo: session ";
+    const auto at = r.err.find(marker);
+    ASSERT_NE(at, std::string::npos) << describe(r);
+    const std::string id = r.err.substr(at + marker.size(), 20);
+    // Back to the first turn's checkpoint (snapshot 1), then to the tree before the run.
+    Proc to1 = w.paddock({"undo", "restore", "--yes", id + ":1"}, o);
+    ASSERT_EQ(to1.code, 0) << describe(to1);
+    EXPECT_EQ(read_file(w.project + "/src/main.c"), "turn1\n");
+    EXPECT_TRUE(exists(w.project + "/run.sh"));
+    Proc to2 = w.paddock({"undo", "restore", "--yes", id + ":2"}, o);
+    ASSERT_EQ(to2.code, 0) << describe(to2);
+    EXPECT_EQ(read_file(w.project + "/src/main.c"), "turn2\n");
+    EXPECT_FALSE(exists(w.project + "/run.sh"));
+    Proc to0 = w.paddock({"undo", "restore", "--yes", id + ":0"}, o);
+    ASSERT_EQ(to0.code, 0) << describe(to0);
+    EXPECT_EQ(read_file(w.project + "/src/main.c"), "int main() { return 0; }\n");
+    EXPECT_EQ(read_file(w.project + "/run.sh"), "#!/bin/sh\necho hi\n");
+  }
+  // Outside any run: a clear error, or nothing with --if-available.
+  World w;
+  RunOpts o = undo_opts(w);
+  o.unset.push_back("PADDOCK_CHECKPOINT_FD");
+  Proc out = w.paddock({"checkpoint", "x"}, o);
+  EXPECT_EQ(out.code, 1) << describe(out);
+  EXPECT_TRUE(contains(out.err, "not inside a `paddock run --undo`")) << describe(out);
+  Proc quiet = w.paddock({"checkpoint", "--if-available", "x"}, o);
+  EXPECT_EQ(quiet.code, 0) << describe(quiet);
+  EXPECT_EQ(quiet.err, "") << describe(quiet);
+}
+
 }  // namespace
 }  // namespace ktest
