@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 
 #include "policy/state_paths.h"
@@ -29,11 +30,16 @@ void UndoRunDeleter::operator()(UndoRun* u) const { delete u; }
 namespace {
 
 // Progress on stderr, only for a snapshot that takes over a second (a first one, in practice).
+// PADDOCK_UNDO_PROGRESS_AFTER_MS moves the second (a test hook: tests show the line without
+// building a tree that takes a second to read).
 undo::ScanProgress progress_printer(bool& printed) {
   auto start = std::chrono::steady_clock::now();
-  return [start, &printed](const undo::ScanStats& s) {
+  double after = 1.0;
+  if (const char* t = std::getenv("PADDOCK_UNDO_PROGRESS_AFTER_MS"); t != nullptr && *t != '\0')
+    after = std::strtod(t, nullptr) / 1000.0;
+  return [start, after, &printed](const undo::ScanStats& s) {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (secs < 1.0) return;
+    if (secs < after || secs <= 0) return;
     printed = true;
     std::fprintf(stderr, "\r[paddock] undo: first snapshot: %llu files, %s read, %s/s   ",
                  static_cast<unsigned long long>(s.entries), format_size(s.bytes_read).c_str(),
@@ -114,7 +120,12 @@ std::vector<std::string> undo_after(UndoRun& u) {
   if (!u.error.empty()) {
     lines.push_back("undo: incomplete: " + u.error);
     if (u.session && !u.session->snapshots.empty()) {
-      lines.push_back("undo: paddock undo restore " + u.session->id + ":0 brings back the tree as it was before the run");
+      // Without a last snapshot every change since the first looks like the host's own (a
+      // conflict): --force, said plainly.
+      lines.push_back("undo: paddock undo restore --force " + u.session->id +
+                      ":0 brings back the tree as it was before the run (without the last snapshot, every change "
+                      "since the first counts as changed after the run: check `paddock undo restore --dry-run --force " +
+                      u.session->id + ":0` first)");
     }
     return lines;
   }

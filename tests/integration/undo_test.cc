@@ -1,9 +1,12 @@
 // `paddock run --undo -- sh -c '…'` doing each kind of change, then `paddock undo restore --yes`:
 // the tree is exactly as before (issue 14). As root and as the unprivileged user (run-as.sh).
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -222,6 +225,81 @@ TEST(Undo, CheckpointsFromInsideAreSnapshotsToReturnTo) {
   Proc quiet = w.paddock({"checkpoint", "--if-available", "x"}, o);
   EXPECT_EQ(quiet.code, 0) << describe(quiet);
   EXPECT_EQ(quiet.err, "") << describe(quiet);
+}
+
+// A first snapshot that takes more than a second says how far it is (files, bytes, rate) on
+// stderr; a quick one says nothing. The second is moved by a test hook, not waited for.
+TEST(Undo, ProgressOnlyForASlowFirstSnapshot) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  for (int d = 0; d < 30; ++d)
+    for (int f = 0; f < 50; ++f)
+      write_file(w.project + "/t/d" + std::to_string(d) + "/f" + std::to_string(f), std::string(512, 'x'));
+  RunOpts quick = undo_opts(w);
+  Proc q = w.paddock({"run", "--undo", "--", "true"}, quick);
+  ASSERT_EQ(q.code, 0) << describe(q);
+  EXPECT_FALSE(contains(q.err, "first snapshot:")) << describe(q);
+  RunOpts slow = undo_opts(w);
+  slow.env["PADDOCK_UNDO_PROGRESS_AFTER_MS"] = "0.001";
+  // Another session (a new store) so that this first snapshot reads every file again.
+  slow.env["XDG_STATE_HOME"] = w.home + "/other-state";
+  Proc s = w.paddock({"run", "--undo", "--", "true"}, slow);
+  ASSERT_EQ(s.code, 0) << describe(s);
+  EXPECT_TRUE(contains(s.err, "[paddock] undo: first snapshot: ")) << describe(s);
+  EXPECT_TRUE(contains(s.err, " files, ")) << describe(s);
+  EXPECT_TRUE(contains(s.err, "/s")) << describe(s);
+}
+
+// The store's disk is full: the run goes on, the footer says undo is incomplete and why, the
+// store stays readable with nothing half-written in it, and a restore that cannot first save the
+// tree as it is refuses and changes nothing. Room again: the restore works.
+TEST(Undo, AFullDiskLeavesTheRunWorkingAndTheStoreWhole) {
+  KTEST_REQUIRE_BINARIES();
+  if (::geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs for the store needs root";
+  World w;
+  seed_project(w);
+  TempDir state("paddock-kt-fullstate");
+  // Room for the project (the probe's copy is most of it) and a little more; not for what the run writes.
+  struct stat probe_st;
+  ASSERT_EQ(::stat(w.probe.c_str(), &probe_st), 0);
+  const long room_kib = probe_st.st_size / 1024 + 1024;
+  const std::string size = "size=" + std::to_string(room_kib) + "k,mode=0755";
+  ASSERT_EQ(::mount("tmpfs", state.path().c_str(), "tmpfs", 0, size.c_str()), 0) << std::strerror(errno);
+  struct Unmount {
+    std::string p;
+    ~Unmount() { ::umount2(p.c_str(), MNT_DETACH); }
+  } unmount{state.path()};
+  RunOpts o = w.opts();
+  o.env["XDG_STATE_HOME"] = state.path();
+  const std::string before = tree(w.project, w.probe);
+  // The agent writes more than the store can hold: the last snapshot fails.
+  Proc r = w.paddock({"run", "--undo", "--", "sh", "-c", "head -c " + std::to_string(room_kib * 1024) + " /dev/urandom > big.bin && echo ran"}, o);
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "ran")) << describe(r);
+  EXPECT_TRUE(contains(r.err, "undo: incomplete: ")) << describe(r);
+  EXPECT_TRUE(contains(r.err, "No space left on device")) << describe(r);
+  EXPECT_TRUE(contains(r.err, "undo restore --force ")) << describe(r);
+  EXPECT_TRUE(contains(r.err, ":0 brings back the tree as it was before the run")) << describe(r);
+  // Nothing half-written: the store lists, and its scratch directory is empty.
+  Proc list = w.paddock({"undo", "list"}, o);
+  EXPECT_EQ(list.code, 0) << describe(list);
+  std::error_code ec;
+  EXPECT_TRUE(std::filesystem::is_empty(state.path() + "/paddock/undo/tmp", ec)) << ec.message();
+  // Restoring means first saving the tree as it is (big.bin): no room, so it refuses, and the
+  // agent's file is still there (nothing lost).
+  const std::string marker = "undo restore --force ";
+  const auto at = r.err.find(marker);
+  ASSERT_NE(at, std::string::npos) << describe(r);
+  const std::string id = r.err.substr(at + marker.size(), 20);
+  Proc no_room = w.paddock({"undo", "restore", "--yes", "--force", id + ":0"}, o);
+  EXPECT_NE(no_room.code, 0) << describe(no_room);
+  EXPECT_TRUE(contains(no_room.err, "No space left on device")) << describe(no_room);
+  EXPECT_TRUE(exists(w.project + "/big.bin"));
+  ASSERT_EQ(::mount("tmpfs", state.path().c_str(), "tmpfs", MS_REMOUNT, ("size=" + std::to_string(room_kib * 4) + "k,mode=0755").c_str()), 0)
+      << std::strerror(errno);
+  Proc ok = w.paddock({"undo", "restore", "--yes", "--force", id + ":0"}, o);
+  ASSERT_EQ(ok.code, 0) << describe(ok);
+  EXPECT_EQ(tree(w.project, w.probe), before);
 }
 
 }  // namespace
