@@ -78,6 +78,9 @@ struct RunOptions {
   std::vector<int> pass_fds;
   // Write the effective policy to a file inside the sandbox and name it in PADDOCK_POLICY.
   bool expose_policy = true;
+  // Namespace mode: a host unix socket bound (read-only) at "checkpoint" beside the policy file
+  // (/.paddock/checkpoint): `paddock run --undo`'s checkpoint channel (undo/checkpoint.h).
+  std::string checkpoint_socket;
   std::shared_ptr<CancelToken> cancel;
   // Test-only name map for the egress filter (NetMode::Filtered): NAME -> ADDR instead of the
   // host resolver (`--resolve NAME:ADDR`). docs/network.md.

@@ -95,7 +95,7 @@ void undo_open_checkpoints(UndoRun& u, Policy& policy, RunOptions& opts) {
     if (!snap) return "error the snapshot failed: " + snap.error().describe();
     return "ok " + run->session->id + ":" + std::to_string(snap->n) + " " + std::to_string(snap->files_hashed) +
            " file" + (snap->files_hashed == 1 ? "" : "s") + " read, " + std::to_string(snap->elapsed_us / 1000) + " ms";
-  });
+  }, undo::kMaxCheckpointsPerRun, true);
   if (!server) {
     // Not fatal: the run still gets its first and last snapshots.
     std::fprintf(stderr, "[paddock] undo: no checkpoint channel: %s\n", server.error().describe().c_str());
@@ -104,6 +104,7 @@ void undo_open_checkpoints(UndoRun& u, Policy& policy, RunOptions& opts) {
   u.checkpoints = std::move(*server);
   const int fd = u.checkpoints->sandbox_end();
   opts.pass_fds.push_back(fd);
+  opts.checkpoint_socket = u.checkpoints->socket_path();
   policy.env.set.emplace_back(undo::kCheckpointFdEnv, std::to_string(fd));
 }
 

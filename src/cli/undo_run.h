@@ -28,9 +28,10 @@ using UndoRunPtr = std::unique_ptr<UndoRun, UndoRunDeleter>;
 UndoRunPtr undo_before(const UndoRunFlags& f, const Policy& policy, const HostContext& ctx,
                        const std::vector<std::string>& command);
 // The checkpoint channel (undo/checkpoint.h): a command inside may ask for a snapshot with
-// `paddock checkpoint LABEL`. Adds the sandbox's end to OPTS.pass_fds and PADDOCK_CHECKPOINT_FD to
-// POLICY's environment, and answers on a thread until undo_after(). Nothing when the first
-// snapshot failed (there is no session to add to).
+// `paddock checkpoint LABEL`. Adds the socket bound at /.paddock/checkpoint (namespace mode) to
+// OPTS, the inherited end to OPTS.pass_fds and PADDOCK_CHECKPOINT_FD to POLICY's environment, and
+// answers on a thread until undo_after(). Nothing when the first snapshot failed (there is no
+// session to add to).
 void undo_open_checkpoints(UndoRun& u, Policy& policy, RunOptions& opts);
 // The last snapshot; the [paddock] lines to print (session, how to restore, or what failed).
 std::vector<std::string> undo_after(UndoRun& u);

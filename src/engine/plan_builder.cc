@@ -140,6 +140,18 @@ class Planner {
     add({MountOp::Kind::WriteFile, "", kMaskSource, "", "", true, false});
     if (!in_.policy_json.empty())
       add({MountOp::Kind::WriteFile, "", in_new_root(out_.policy_file), out_.policy_file, in_.policy_json, false, false});
+    if (!in_.checkpoint_socket.empty()) {
+      struct stat st;
+      if (lstat(in_.checkpoint_socket.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode))
+        return make_error("the checkpoint channel is not a socket", in_.checkpoint_socket);
+      const std::string inside = paddock_dir_ + "/checkpoint";
+      MountOp op{MountOp::Kind::Bind, std::string(kOldRoot) + in_.checkpoint_socket, in_new_root(inside), inside, "",
+                 true, false};
+      op.check_inode = true;
+      op.dev = st.st_dev;
+      op.ino = st.st_ino;
+      add(std::move(op));
+    }
     ll(paddock_dir_, LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR, true);
     // Listing "/" (READ_DIR beneath covers listing, never file contents).
     ll("/", LANDLOCK_ACCESS_FS_READ_DIR);

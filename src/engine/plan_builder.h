@@ -27,6 +27,7 @@ struct FsPlanInputs {
   // Fallback mode: private directories the parent made for HOME, TMPDIR and the policy file.
   std::string fallback_home, fallback_tmp, fallback_policy_file;
   std::vector<SandboxMount> extra_mounts;  // RunOptions::mounts
+  std::string checkpoint_socket;           // RunOptions::checkpoint_socket
 };
 
 struct FsPlan {

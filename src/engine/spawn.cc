@@ -158,6 +158,7 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   fin.landlock_abi = feat.landlock_abi;
   fin.namespaces = ns;
   fin.extra_mounts = opts.mounts;
+  if (ns) fin.checkpoint_socket = opts.checkpoint_socket;
   std::string policy_json = opts.expose_policy ? policy_json_text(policy) + "\n" : "";
   if (ns) {
     fin.policy_json = policy_json;

@@ -54,6 +54,26 @@ bool reply_socket_ok(int fd) {
   return plen == sizeof(sa_family_t);
 }
 
+// The reply line on FD (blocking: paddock answers, or its end closes when the run ends).
+Result<std::string> read_reply(int fd) {
+  char buf[1024];
+  const ssize_t n = sys::retry_eintr([&] { return recv(fd, buf, sizeof(buf), 0); });
+  if (n < 0) return errno_error("read paddock's answer");
+  if (n == 0) return make_error("paddock did not answer: the run is ending");
+  std::string reply(buf, static_cast<std::size_t>(n));
+  if (reply.rfind("ok ", 0) == 0) return reply.substr(3);
+  if (reply.rfind("error ", 0) == 0) return make_error(reply.substr(6));
+  return make_error("an answer paddock does not give: " + reply);
+}
+
+// Sends the request on a connected socket and reads the reply.
+Result<std::string> exchange(int fd, std::string_view label) {
+  const std::string req = checkpoint_request(label);
+  if (sys::retry_eintr([&] { return send(fd, req.data(), req.size(), MSG_NOSIGNAL); }) < 0)
+    return errno_error("send the checkpoint request");
+  return read_reply(fd);
+}
+
 }  // namespace
 
 std::string checkpoint_label_problem(std::string_view label) {
@@ -110,20 +130,32 @@ Result<std::string> ask_for_checkpoint(int fd, std::string_view label) {
   if (sys::retry_eintr([&] { return sendmsg(fd, &msg, MSG_NOSIGNAL); }) < 0)
     return errno_error("send the checkpoint request", errno, std::string(kCheckpointFdEnv) + "=" + std::to_string(fd));
   theirs.reset();
-  char buf[1024];
-  const ssize_t n = sys::retry_eintr([&] { return recv(mine.get(), buf, sizeof(buf), 0); });
-  if (n < 0) return errno_error("read paddock's answer");
-  if (n == 0) return make_error("paddock did not answer: the run is ending");
-  std::string reply(buf, static_cast<std::size_t>(n));
-  if (reply.rfind("ok ", 0) == 0) return reply.substr(3);
-  if (reply.rfind("error ", 0) == 0) return make_error(reply.substr(6));
-  return make_error("an answer paddock does not give: " + reply);
+  return read_reply(mine.get());
+}
+
+Result<std::string> ask_for_checkpoint_at(const std::string& path, std::string_view label) {
+  if (std::string why = checkpoint_label_problem(label); !why.empty()) return make_error(why);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.size() >= sizeof(addr.sun_path)) return make_error("socket path too long", path);
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  sys::UniqueFd s(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+  if (!s) return errno_error("socket", errno, path);
+  if (sys::retry_eintr([&] { return connect(s.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)); }) != 0)
+    return errno_error("connect", errno, path);
+  return exchange(s.get(), label);
 }
 
 struct CheckpointServer::Impl {
   Handler handler;
   int max_requests = 0;
-  sys::UniqueFd parent_end, sandbox_end, stop_fd;
+  sys::UniqueFd parent_end, sandbox_end, stop_fd, listener;
+  std::string socket_dir, socket_path;
+
+  ~Impl() {
+    if (!socket_path.empty()) unlink(socket_path.c_str());
+    if (!socket_dir.empty()) rmdir(socket_dir.c_str());
+  }
   std::thread thread;
   std::atomic<int> answered{0};
   int asked = 0;
@@ -155,12 +187,32 @@ struct CheckpointServer::Impl {
       }
     }
     if ((msg.msg_flags & MSG_CTRUNC) != 0 || fds.size() != 1 || !reply_socket_ok(fds[0].get())) return;
-    const int out = fds[0].get();
-    if ((msg.msg_flags & MSG_TRUNC) != 0) {
+    answer(fds[0].get(), std::string_view(buf, static_cast<std::size_t>(n)), (msg.msg_flags & MSG_TRUNC) != 0);
+  }
+
+  // One connection on the listening socket: one request, waited for at most
+  // kCheckpointRequestWaitMs; descriptors sent along are discarded by recv().
+  void serve_connection() {
+    sys::UniqueFd conn(accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
+    if (!conn) return;
+    pollfd p{conn.get(), POLLIN, 0};
+    if (sys::retry_eintr([&] { return poll(&p, 1, kCheckpointRequestWaitMs); }) <= 0) return;
+    char buf[kCheckpointMagic.size() + kMaxCheckpointLabel + 1];
+    msghdr msg{};
+    iovec iov{buf, sizeof(buf)};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    const ssize_t n = recvmsg(conn.get(), &msg, MSG_DONTWAIT);
+    if (n <= 0) return;
+    answer(conn.get(), std::string_view(buf, static_cast<std::size_t>(n)), (msg.msg_flags & MSG_TRUNC) != 0);
+  }
+
+  void answer(int out, std::string_view datagram, bool truncated) {
+    if (truncated) {
       reply(out, "error the request is longer than a label allows (" + std::to_string(kMaxCheckpointLabel) + " bytes)");
       return;
     }
-    auto label = parse_checkpoint_request(std::string_view(buf, static_cast<std::size_t>(n)));
+    auto label = parse_checkpoint_request(datagram);
     if (!label) {
       reply(out, "error " + label.error().message);
       return;
@@ -176,25 +228,32 @@ struct CheckpointServer::Impl {
   }
 
   void loop() {
+    bool end_open = true;
     for (;;) {
-      pollfd p[2] = {{parent_end.get(), POLLIN, 0}, {stop_fd.get(), POLLIN, 0}};
-      if (poll(p, 2, -1) < 0) {
+      pollfd p[3] = {{end_open ? parent_end.get() : -1, POLLIN, 0}, {stop_fd.get(), POLLIN, 0}, {listener.get(), POLLIN, 0}};
+      if (poll(p, listener ? 3 : 2, -1) < 0) {
         if (errno == EINTR) continue;
         return;
       }
       if ((p[1].revents & POLLIN) != 0) return;
+      if (listener && (p[2].revents & POLLIN) != 0) serve_connection();
       if ((p[0].revents & POLLIN) != 0) {
         serve_one();
         continue;
       }
-      if ((p[0].revents & (POLLHUP | POLLERR | POLLNVAL)) != 0) return;  // no sandbox end is open anymore
+      // No sandbox end is open anymore: the listener may still be used until stop().
+      if ((p[0].revents & (POLLHUP | POLLERR | POLLNVAL)) != 0) {
+        if (!listener) return;
+        end_open = false;
+      }
     }
   }
 };
 
 CheckpointServer::CheckpointServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-Result<std::unique_ptr<CheckpointServer>> CheckpointServer::start(Handler handler, int max_requests) {
+Result<std::unique_ptr<CheckpointServer>> CheckpointServer::start(Handler handler, int max_requests,
+                                                                   bool with_socket) {
   auto impl = std::make_unique<Impl>();
   impl->handler = std::move(handler);
   impl->max_requests = max_requests;
@@ -204,6 +263,20 @@ Result<std::unique_ptr<CheckpointServer>> CheckpointServer::start(Handler handle
   impl->sandbox_end.reset(sv[1]);
   impl->stop_fd.reset(eventfd(0, EFD_CLOEXEC));
   if (!impl->stop_fd) return errno_error("eventfd");
+  if (with_socket) {
+    char dir[] = "/tmp/paddock-checkpoint-XXXXXX";
+    if (mkdtemp(dir) == nullptr) return errno_error("mkdtemp", errno, "/tmp");
+    impl->socket_dir = dir;
+    impl->socket_path = impl->socket_dir + "/" + kCheckpointSocketName;
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::memcpy(addr.sun_path, impl->socket_path.c_str(), impl->socket_path.size() + 1);
+    impl->listener.reset(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    if (!impl->listener) return errno_error("socket");
+    if (bind(impl->listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0)
+      return errno_error("bind", errno, impl->socket_path);
+    if (listen(impl->listener.get(), 16) != 0) return errno_error("listen", errno, impl->socket_path);
+  }
   // The thread takes no signal: the run's monitor waits for the ones it forwards to the sandbox.
   sigset_t all, old;
   sigfillset(&all);
@@ -217,6 +290,7 @@ Result<std::unique_ptr<CheckpointServer>> CheckpointServer::start(Handler handle
 CheckpointServer::~CheckpointServer() { stop(); }
 
 int CheckpointServer::sandbox_end() const { return impl_->sandbox_end.get(); }
+const std::string& CheckpointServer::socket_path() const { return impl_->socket_path; }
 void CheckpointServer::close_sandbox_end() { impl_->sandbox_end.reset(); }
 int CheckpointServer::answered() const { return impl_->answered.load(); }
 

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -201,6 +202,53 @@ TEST(CheckpointServer, AnAskerSeesTheChannelCloseWhenTheRunEnds) {
   EXPECT_NE(wrong.error().message.find("not paddock's checkpoint channel"), std::string::npos);
   close(p[0]);
   close(p[1]);
+}
+
+TEST(CheckpointServer, TheSocketDoorAnswersEachConnectionOnce) {
+  Recorder r;  // the inherited door only
+  EXPECT_EQ(r.server->socket_path(), "");
+  std::mutex mu;
+  std::vector<std::string> labels;
+  auto s = CheckpointServer::start(
+      [&](const std::string& label) {
+        std::lock_guard<std::mutex> l(mu);
+        labels.push_back(label);
+        return "ok " + label;
+      },
+      kMaxCheckpointsPerRun, true);
+  ASSERT_TRUE(s) << s.error().describe();
+  const std::string path = (*s)->socket_path();
+  ASSERT_FALSE(path.empty());
+  struct stat st;
+  ASSERT_EQ(lstat(path.substr(0, path.rfind('/')).c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0700u) << "the socket's directory is the user's alone";
+  auto a = ask_for_checkpoint_at(path, "by path");
+  ASSERT_TRUE(a) << a.error().describe();
+  EXPECT_EQ(*a, "by path");
+  // A connection that never sends is dropped after a wait; the next asker is answered.
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
+  int silent = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+  ASSERT_EQ(connect(silent, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  auto b = ask_for_checkpoint_at(path, "after a silent one");
+  ASSERT_TRUE(b) << b.error().describe();
+  char buf[16];
+  EXPECT_EQ(recv(silent, buf, sizeof(buf), 0), 0) << "the silent connection was closed unanswered";
+  close(silent);
+  // Too long: refused, not cut.
+  int big = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+  ASSERT_EQ(connect(big, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  const std::string huge = checkpoint_request(std::string(5000, 'x'));
+  ASSERT_GT(send(big, huge.data(), huge.size(), 0), 0);
+  char reply[512];
+  const ssize_t n = recv(big, reply, sizeof(reply), 0);
+  ASSERT_GT(n, 0);
+  EXPECT_NE(std::string(reply, n).find("longer"), std::string::npos);
+  close(big);
+  EXPECT_EQ(labels, (std::vector<std::string>{"by path", "after a silent one"}));
+  s->reset();
+  EXPECT_NE(lstat(path.c_str(), &st), 0) << "the socket is removed with the server";
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 # content, the mock must see each tool result come back, the secret must not be in them, the
 # second listener must see no connection, paddock must refuse the other host, nothing may land
 # outside the project, and paddock must leave nothing behind. A second run continues the first
-# one's session. A failure names the agent and the step (docs/agents.md).
+# one's session (Claude Code's under --undo, with a Stop hook that runs `paddock checkpoint`). A failure names the agent and the step (docs/agents.md).
 set -euo pipefail
 who=${1:-} paddock_bin=${2:-}
 if [ -z "$who" ] || [ -z "$paddock_bin" ]; then echo "usage: run.sh root|unprivileged|current PADDOCK_BINARY [agent...]" >&2; exit 2; fi
@@ -94,11 +94,11 @@ EOF
       local n=$1 rc=0
       shift
       (cd "$proj" && HOME=$home timeout 300 "$paddock_bin" run --profile "$agent" --timeout "${PADDOCK_AGENT_TEST_TIMEOUT:-90s}" \
-        --allow-domain "127.0.0.1:$port" --read "$nm" --net-log "$work/net.jsonl" "${extra[@]}" -- "$@" \
+        --allow-domain "127.0.0.1:$port" --read "$nm" --net-log "$work/net.jsonl" "${extra[@]}" "${run_extra[@]}" -- "$@" \
         </dev/null >"$work/stdout$n" 2>"$work/stderr$n") || rc=$?
       return $rc
     }
-    rc=0
+    rc=0 run_extra=()
     run "" "${cmd[@]}" || rc=$?
 
     before=$failures
@@ -150,9 +150,24 @@ EOF
 
     # A second run in the same HOME continues the first one's session: the agent's state
     # directory (its profile's read+write grant, created before the first run) kept it.
+    # Claude Code: the second run is under --undo with a Stop hook (the project's settings) that
+    # asks paddock for a checkpoint after the turn, through the agent and the shell it starts.
+    if [ "$agent" = claude ]; then
+      mkdir -p "$proj/.claude"
+      printf '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "%s checkpoint --if-available claude turn ended"}]}]}}\n' \
+        "$paddock_bin" >"$proj/.claude/settings.json"
+      run_extra=(--undo --read "$paddock_bin")
+    fi
     rc=0
     run 2 "${cmd2[@]}" || rc=$?
+    run_extra=()
+    rm -rf "$proj/.claude"
     [ "$rc" = 0 ] || fail "step second-run: exited $rc"
+    if [ "$agent" = claude ]; then
+      if ! (cd "$proj" && HOME=$home XDG_STATE_HOME= "$paddock_bin" undo list) 2>&1 | grep -q 'claude turn ended'; then
+        fail "step checkpoint: the Stop hook's paddock checkpoint made no snapshot: $(cd "$proj" && HOME=$home XDG_STATE_HOME= "$paddock_bin" undo list 2>&1 | head -c 600); $(grep -i 'checkpoint\|undo' "$work/stderr2" | head -c 400)"
+      fi
+    fi
     if ! node -e 'const [f, a, b] = process.argv.slice(1);
         const ok = require("fs").readFileSync(f, "utf8").trim().split("\n").some((l) => l.includes(a) && l.includes(b));
         process.exit(ok ? 0 : 1)' "$logs/requests.jsonl" "$prompt" "$prompt2"; then
@@ -228,7 +243,9 @@ EOF
     wait "$mock_pid" 2>/dev/null || true
     [ ! -s "$logs/errors.jsonl" ] || fail "step mock: $(head -c 600 "$logs/errors.jsonl")"
     if [ "$failures" = "$before" ]; then
-      echo "PASS [$agent] tool loop; ~/.ssh hidden; loopback listener, other host, writes outside the project refused; the second run continues the session; the interactive start works in a terminal ($(($(date +%s) - start))s)"
+      extra_pass=''
+      [ "$agent" = claude ] && extra_pass='; its Stop hook took an undo checkpoint'
+      echo "PASS [$agent] tool loop; ~/.ssh hidden; loopback listener, other host, writes outside the project refused; the second run continues the session${extra_pass}; the interactive start works in a terminal ($(($(date +%s) - start))s)"
       if [ "${PADDOCK_AGENT_TEST_KEEP:-0}" = 1 ]; then echo "kept: $work"; else rm -rf "$work"; fi
     else
       for n in "" 2 3; do
