@@ -2,6 +2,7 @@
 // `--allow ~` or `--allow ~/.local/state` (issue 14): it cannot be listed, read or written, and
 // naming it is refused. Checked on the host afterwards. As root and unprivileged.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -61,6 +62,79 @@ TEST(EscapeUndoStore, NamingItIsRefusedAndWhySaysSo) {
   }
   Proc why = w.paddock({"why", "--allow", "~", "--path", "~/.local/state/paddock/undo/VERSION"}, opts_for(w));
   EXPECT_TRUE(contains(why.out + why.err, "paddock's own state")) << describe(why);
+}
+
+// The checkpoint channel (undo/checkpoint.h) lets the sandbox ask for a snapshot and nothing
+// else: requests that are not a checkpoint, descriptors passed along, and attempts to remove or
+// replace the socket change nothing on the host; the store holds exactly the asked-for snapshots.
+TEST(EscapeUndoStore, TheCheckpointChannelOnlyAsks) {
+  KTEST_REQUIRE_BINARIES();
+  if (::access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "/usr/bin/python3 is missing (scripts/setup.sh installs it)";
+  World w;
+  write_file(w.project + "/f", "1");
+  write_file(w.project + "/host-file", "untouched\n");
+  const std::string store = w.home + "/.local/state/paddock/undo";
+  // Python inside: what a hostile command can send on both doors.
+  const std::string py = R"PY(
+import os, socket, array
+def ask(data, fds=()):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect("/.paddock/checkpoint")
+    if fds:
+        s.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+    else:
+        s.send(data)
+    s.settimeout(10)
+    try:
+        print("answer:", s.recv(512))
+    except Exception as e:
+        print("no answer:", e)
+for data in [b"restore 0", b"prune --keep 0", b"paddock-checkpoint 2\nx", b"paddock-checkpoint 1\n" + b"x" * 5000,
+             b"paddock-checkpoint 1\n\x1b]0;owned\x07", b"\x00" * 64]:
+    ask(data)
+hf = os.open("host-file", os.O_RDWR)
+ask(b"paddock-checkpoint 1\n../../sessions/evil", [hf])
+# The inherited door: a reply descriptor that is the project file, then two descriptors.
+fd = int(os.environ["PADDOCK_CHECKPOINT_FD"])
+ch = socket.socket(fileno=os.dup(fd))
+ch.sendmsg([b"paddock-checkpoint 1\nvia file"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [hf]))])
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+c, d = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+ch.sendmsg([b"paddock-checkpoint 1\ntwo fds"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [b.fileno(), d.fileno()]))])
+for path in ["/.paddock/checkpoint", "/.paddock"]:
+    for op in (os.unlink, lambda p: os.rename(p, p + ".x"), lambda p: os.symlink("/", p)):
+        try:
+            op(path); print("CHANGED", path)
+        except OSError as e:
+            pass
+print("done")
+)PY";
+  write_file(w.project + "/hostile.py", py);
+  Proc r = w.paddock({"run", "--undo", "--allow", "~", "--", "python3", "hostile.py"}, opts_for(w));
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "done")) << describe(r);
+  EXPECT_FALSE(contains(r.out, "CHANGED")) << describe(r);
+  // Only the one well-formed request is answered "ok" (the descriptor sent with it is dropped).
+  std::size_t oks = 0;
+  for (const auto& l : split_lines(r.out)) oks += contains(l, "answer: b'ok") ? 1 : 0;
+  EXPECT_EQ(oks, 1u) << describe(r);
+  EXPECT_EQ(read_file(w.project + "/host-file"), "untouched\n");
+  // One session; its snapshots: before, the one well-formed request (its label is only a label),
+  // after. Nothing named by a label exists in the store.
+  Proc list = w.paddock({"undo", "list", "--json"}, opts_for(w));
+  ASSERT_EQ(list.code, 0) << describe(list);
+  auto count = [&](const std::string& needle) {
+    std::size_t n = 0;
+    for (std::size_t at = list.out.find(needle); at != std::string::npos; at = list.out.find(needle, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("\"label\""), 3u) << describe(list);
+  EXPECT_TRUE(contains(list.out, "../../sessions/evil")) << describe(list);
+  EXPECT_FALSE(contains(list.out, "via file")) << describe(list);
+  EXPECT_FALSE(contains(list.out, "two fds")) << describe(list);
+  EXPECT_FALSE(exists(store + "/evil"));
+  EXPECT_FALSE(exists(store + "/sessions/evil"));
+  EXPECT_EQ(count("\"id\""), 1u) << describe(list);
 }
 
 }  // namespace
