@@ -187,6 +187,7 @@ struct UndoSettings {
   std::optional<bool> enabled;
   std::optional<bool> default_excludes;  // node_modules, target, .venv
   std::vector<std::string> excludes;     // names, or paths relative to each writable root
+  std::optional<std::uint64_t> max_checkpoints;  // `paddock checkpoint` snapshots per run (default 500)
 };
 
 class PolicyBuilder {

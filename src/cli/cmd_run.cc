@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -161,6 +162,7 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
     const UndoSettings& u = builder.undo_settings();
     if (u.enabled.value_or(false)) undo_flags.enabled = true;
     if (u.default_excludes) undo_flags.default_excludes = *u.default_excludes;
+    if (u.max_checkpoints) undo_flags.max_checkpoints = static_cast<int>(std::min<std::uint64_t>(*u.max_checkpoints, 1000000));
     undo_flags.excludes.insert(undo_flags.excludes.begin(), u.excludes.begin(), u.excludes.end());
   }
   if (auto r = apply_limit_flags(f.limits, builder); !r) {
@@ -291,7 +293,7 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
   UndoRunPtr undo_run;
   if (undo_flags.enabled) {
     undo_run = undo_before(undo_flags, *policy, *ctx, f.command);
-    undo_open_checkpoints(*undo_run, *policy, opts);
+    undo_open_checkpoints(*undo_run, undo_flags, *policy, opts);
   }
   auto res = run(*policy, opts);
   if (!res) {

@@ -85,7 +85,7 @@ UndoRunPtr undo_before(const UndoRunFlags& f, const Policy& policy, const HostCo
   return u;
 }
 
-void undo_open_checkpoints(UndoRun& u, Policy& policy, RunOptions& opts) {
+void undo_open_checkpoints(UndoRun& u, const UndoRunFlags& f, Policy& policy, RunOptions& opts) {
   if (!u.session || !u.error.empty()) return;
   // The handler runs on the server's thread while the sandbox runs; the main thread touches the
   // session again only after stop() (undo_after).
@@ -95,7 +95,7 @@ void undo_open_checkpoints(UndoRun& u, Policy& policy, RunOptions& opts) {
     if (!snap) return "error the snapshot failed: " + snap.error().describe();
     return "ok " + run->session->id + ":" + std::to_string(snap->n) + " " + std::to_string(snap->files_hashed) +
            " file" + (snap->files_hashed == 1 ? "" : "s") + " read, " + std::to_string(snap->elapsed_us / 1000) + " ms";
-  }, undo::kMaxCheckpointsPerRun, true);
+  }, f.max_checkpoints, true);
   if (!server) {
     // Not fatal: the run still gets its first and last snapshots.
     std::fprintf(stderr, "[paddock] undo: no checkpoint channel: %s\n", server.error().describe().c_str());

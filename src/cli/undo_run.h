@@ -16,6 +16,7 @@ struct UndoRunFlags {
   bool enabled = false;
   std::vector<std::string> excludes;  // --undo-exclude NAME or relative PATH, a profile's [undo] excludes
   bool default_excludes = true;       // node_modules, target, .venv
+  int max_checkpoints = 500;          // [undo] max_checkpoints (undo::kMaxCheckpointsPerRun)
 };
 
 class UndoRun;
@@ -32,7 +33,7 @@ UndoRunPtr undo_before(const UndoRunFlags& f, const Policy& policy, const HostCo
 // OPTS, the inherited end to OPTS.pass_fds and PADDOCK_CHECKPOINT_FD to POLICY's environment, and
 // answers on a thread until undo_after(). Nothing when the first snapshot failed (there is no
 // session to add to).
-void undo_open_checkpoints(UndoRun& u, Policy& policy, RunOptions& opts);
+void undo_open_checkpoints(UndoRun& u, const UndoRunFlags& f, Policy& policy, RunOptions& opts);
 // The last snapshot; the [paddock] lines to print (session, how to restore, or what failed).
 std::vector<std::string> undo_after(UndoRun& u);
 

@@ -34,7 +34,7 @@ const std::vector<std::string> kLimitsKeys = {"memory",   "pids",          "cpu"
                                               "best_effort"};
 const std::vector<std::string> kSandboxKeys = {"require_namespaces"};
 const std::vector<std::string> kCommandKeys = {"name", "args", "conflicts", "conflict_message"};
-const std::vector<std::string> kUndoKeys = {"enabled", "excludes", "default_excludes"};
+const std::vector<std::string> kUndoKeys = {"enabled", "excludes", "default_excludes", "max_checkpoints"};
 const std::vector<std::string> kCwdValues = {"read+write", "read", "write", "none"};
 const std::vector<std::string> kNetModes = {"off", "on", "filtered"};
 
@@ -372,13 +372,13 @@ class ProfileReader {
     return std::nullopt;
   }
 
-  std::optional<std::uint64_t> count(const toml::table& t, const char* key) {
+  std::optional<std::uint64_t> count(const toml::table& t, const char* key, const char* table = "limits") {
     const toml::node* n = t.get(key);
     if (n == nullptr || err_) return std::nullopt;
     const auto* i = n->as_integer();
     if (i == nullptr || i->get() <= 0) {
       std::string got = i ? std::to_string(i->get()) : type_name(*n);
-      fail(*n, std::string("[limits] ") + key + " must be a positive integer (got " + got + ")");
+      fail(*n, std::string("[") + table + "] " + key + " must be a positive integer (got " + got + ")");
       return std::nullopt;
     }
     return static_cast<std::uint64_t>(i->get());
@@ -493,6 +493,7 @@ class ProfileReader {
     UndoSettings& u = b_.mutable_undo();
     if (auto v = flag(t, "undo", "enabled")) u.enabled = *v;
     if (auto v = flag(t, "undo", "default_excludes")) u.default_excludes = *v;
+    if (auto v = count(t, "max_checkpoints", "undo")) u.max_checkpoints = *v;
     if (auto items = strings(t, "undo", "excludes")) {
       for (auto& [value, where] : *items) {
         if (value.empty() || value[0] == '/' || value == "." || value == ".." || value.find("..") != std::string::npos) {

@@ -329,6 +329,11 @@ TEST_F(ProfileTest, UndoTable) {
   EXPECT_EQ(error_of("[undo]\nenable = true\n"), "p.toml:2:1: unknown key \"enable\" in [undo] (did you mean \"enabled\"?)");
   EXPECT_EQ(error_of("[undo]\nenabled = \"yes\"\n").rfind("p.toml:2:", 0), 0u);
   EXPECT_NE(error_of("[undo]\nexcludes = [\"../up\"]\n").find("relative to the project"), std::string::npos);
+  PolicyBuilder c(ctx_);
+  ASSERT_TRUE(apply_profile({"p", "p.toml", "[undo]\nmax_checkpoints = 40\n"}, c, ctx_).ok());
+  EXPECT_EQ(c.undo_settings().max_checkpoints, 40u);
+  EXPECT_EQ(error_of("[undo]\nmax_checkpoints = 0\n"),
+            "p.toml:2:19: [undo] max_checkpoints must be a positive integer (got 0)");
 }
 
 }  // namespace

@@ -329,5 +329,25 @@ TEST(Undo, ACheckpointFromAProcessNodeStarted) {
   EXPECT_TRUE(contains(n.out, ": from node")) << describe(n);
 }
 
+// A profile's [undo] enables undo and caps the checkpoints one run may take.
+TEST(Undo, AProfileEnablesUndoAndCapsCheckpoints) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  seed_project(w);
+  make_dirs(w.project + "/.pdk");
+  write_file(w.project + "/.pdk/paddock", read_file(paddock_bin()), 0755);
+  write_file(w.home + "/.config/paddock/profiles/capped.toml",
+             "[undo]\nenabled = true\nmax_checkpoints = 2\nexcludes = [\".pdk\"]\n");
+  Proc r = w.paddock({"run", "--profile", "capped", "--", "sh", "-c",
+                      "for i in 1 2 3; do echo $i > src/main.c; .pdk/paddock checkpoint turn $i; echo rc$i=$?; done"},
+                     undo_opts(w));
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "rc1=0")) << describe(r);
+  EXPECT_TRUE(contains(r.out, "rc2=0")) << describe(r);
+  EXPECT_TRUE(contains(r.out, "rc3=1")) << describe(r);
+  EXPECT_TRUE(contains(r.err + r.out, "the most one run may take")) << describe(r);
+  EXPECT_TRUE(contains(r.err, "undo: session ")) << describe(r);
+}
+
 }  // namespace
 }  // namespace ktest
