@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -66,6 +67,11 @@ std::string serialize_manifest(const Manifest& m);
 Result<Manifest> parse_manifest(const std::string& text, const std::string& where);
 
 std::string escape_field(const std::string& s);
-Result<std::string> unescape_field(const std::string& s);
+Result<std::string> unescape_field(std::string_view s);
+
+// One entry as an "e ..." line (with its newline), and back from the fields of such a line
+// starting at F[FIRST] (the "e"): shared by manifests and deltas.
+void append_entry(std::string& out, const ManifestEntry& e);
+Result<ManifestEntry> parse_entry_fields(const std::vector<std::string_view>& f, std::size_t first);
 
 }  // namespace paddock::undo

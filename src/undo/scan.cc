@@ -47,6 +47,16 @@ Result<RootManifest> scan_root(TreeFs& fs, const std::string& root, const std::v
   if (root_st->type != EntryType::Dir) return make_error("not a directory", root);
   out.entries.push_back({"", *root_st, {}, {}});
 
+  // PREV is in path_less order, as the walk is: it is merged in with a cursor (no hash map). An
+  // entry out of order is only missed: its file is read again.
+  std::size_t cursor = 0;
+  auto prev_entry = [&](const std::string& path) -> const ManifestEntry* {
+    if (prev == nullptr) return nullptr;
+    const auto& pe = prev->entries;
+    while (cursor < pe.size() && path_less(pe[cursor].path, path)) ++cursor;
+    return cursor < pe.size() && pe[cursor].path == path ? &pe[cursor] : nullptr;
+  };
+
   std::uint64_t last_progress = 0;
   // Depth-first, children in name order: entries come out in path_less order.
   std::function<Result<void>(const std::string&)> walk = [&](const std::string& dir) -> Result<void> {
@@ -65,7 +75,7 @@ Result<RootManifest> scan_root(TreeFs& fs, const std::string& root, const std::v
       ManifestEntry e{path, c.st, {}, {}};
       switch (c.st.type) {
         case EntryType::File: {
-          const ManifestEntry* p = prev ? prev->find(path) : nullptr;
+          const ManifestEntry* p = prev_entry(path);
           if (p != nullptr && same_meta(p->st, c.st) && p->st.ctime_ns < trusted_before && !p->hash.empty()) {
             e.hash = p->hash;
             break;

@@ -172,16 +172,29 @@ Result<Manifest> SnapshotManager::scan(const SessionInfo& s, const Manifest* pre
   return m;
 }
 
+const Manifest* SnapshotManager::cached(const std::string& id, int n) const {
+  return last_ && last_->id == id && last_->n == n ? &last_->m : nullptr;
+}
+
+void SnapshotManager::remember(const std::string& id, int n, Manifest m) {
+  last_ = Cached{id, n, std::move(m)};
+}
+
 Result<SnapshotInfo> SnapshotManager::snapshot(SessionInfo& s, const std::string& label, const ScanProgress& progress) {
   if (auto l = store_.lock(); !l) return std::move(l).take_error();
   const auto t0 = std::chrono::steady_clock::now();
-  std::optional<Manifest> prev;
+  const Manifest* prev = nullptr;
+  std::optional<Manifest> loaded;
   if (!s.snapshots.empty()) {
-    auto p = store_.load_manifest(s.id, s.snapshots.back().n);
-    if (p) prev = std::move(*p);  // no index: everything is read again, nothing is lost
+    prev = cached(s.id, s.snapshots.back().n);
+    if (prev == nullptr) {
+      auto p = store_.load_manifest(s.id, s.snapshots.back().n);
+      if (p) loaded = std::move(*p);  // no index: everything is read again, nothing is lost
+      prev = loaded ? &*loaded : nullptr;
+    }
   }
   ScanStats stats;
-  auto m = scan(s, prev ? &*prev : nullptr, true, stats, progress);
+  auto m = scan(s, prev, true, stats, progress);
   auto fail = [&](Error e) -> Result<SnapshotInfo> {
     store_.discard_pending();
     s.incomplete = e.describe();
@@ -209,6 +222,7 @@ Result<SnapshotInfo> SnapshotManager::snapshot(SessionInfo& s, const std::string
     s.snapshots.pop_back();
     return std::move(w).take_error();
   }
+  remember(s.id, si.n, std::move(*m));
   return si;
 }
 

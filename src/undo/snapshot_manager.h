@@ -91,8 +91,20 @@ class SnapshotManager {
   Result<void> execute(const struct RestorePlan& plan, std::vector<std::string>& warnings);
   std::vector<Exclude> excludes_for(const SessionInfo& s, const std::string& root) const;
 
+  // The manifest of a session's latest snapshot, as this manager wrote or read it: the next
+  // snapshot's metadata index without parsing it again. Valid while the store's lock is held
+  // (no other writer), which a manager keeps from its first call on.
+  const Manifest* cached(const std::string& id, int n) const;
+  void remember(const std::string& id, int n, Manifest m);
+
   Store& store_;
   TreeOpener opener_;
+  struct Cached {
+    std::string id;
+    int n = -1;
+    Manifest m;
+  };
+  std::optional<Cached> last_;
 };
 
 }  // namespace paddock::undo
