@@ -250,7 +250,10 @@ Result<Manifest> parse_manifest(const std::string& text, const std::string& wher
     } else if (f[0] == "e") {
       auto e = parse_entry_fields(f, 0);
       if (!e) return bad(e.error().message);
-      m.roots.back().entries.push_back(std::move(*e));
+      // In path order, each path once: restores and scans merge manifests in that order.
+      auto& entries = m.roots.back().entries;
+      if (!entries.empty() && !path_less(entries.back().path, e->path)) return bad("an entry out of order");
+      entries.push_back(std::move(*e));
       ++count;
     } else if (f[0] == "end" && f.size() == 2) {
       unsigned long long n;

@@ -9,7 +9,6 @@
 #include "undo/sha256.h"
 
 namespace paddock::undo {
-namespace {
 
 Result<std::string> hash_fd(int fd, std::uint64_t& bytes) {
   Sha256 h;
@@ -29,8 +28,6 @@ bool same_meta(const FileStat& a, const FileStat& b) {
   return a.type == b.type && a.dev == b.dev && a.ino == b.ino && a.size == b.size && a.mtime_ns == b.mtime_ns &&
          a.ctime_ns == b.ctime_ns;
 }
-
-}  // namespace
 
 Result<RootManifest> scan_root(TreeFs& fs, const std::string& root, const std::vector<Exclude>& excludes,
                                const RootManifest* prev, Store* store, ScanStats& stats,

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -417,6 +418,269 @@ Result<void> SnapshotManager::execute(const RestorePlan& plan, std::vector<std::
   return {};
 }
 
+namespace {
+
+// The entries whose content, type or mode differ between A and B (both in path_less order).
+std::vector<PathDiff> diff_root_entries(const RootManifest& a, const RootManifest& b) {
+  std::vector<PathDiff> out;
+  std::size_t i = 0, j = 0;
+  while (i < a.entries.size() || j < b.entries.size()) {
+    const ManifestEntry* ea = i < a.entries.size() ? &a.entries[i] : nullptr;
+    const ManifestEntry* eb = j < b.entries.size() ? &b.entries[j] : nullptr;
+    if (ea && eb && ea->path == eb->path) {
+      if (!same_entry(ea, eb)) out.push_back({ea->path, *ea, *eb});
+      ++i, ++j;
+    } else if (ea && (!eb || path_less(ea->path, eb->path))) {
+      out.push_back({ea->path, *ea, std::nullopt});
+      ++i;
+    } else {
+      out.push_back({eb->path, std::nullopt, *eb});
+      ++j;
+    }
+  }
+  return out;
+}
+
+RootManifest meta_only(const RootManifest& r) {
+  RootManifest m;
+  m.root = r.root;
+  m.started_ns = r.started_ns;
+  m.excludes = r.excludes;
+  m.notes = r.notes;
+  return m;
+}
+
+// BASE with the entries of OVERLAY (sorted, path -> entry or nullopt: gone) put in, merged in
+// path order: a manifest derived without a walk.
+RootManifest overlay_root(const RootManifest& base, const std::vector<std::pair<std::string, std::optional<ManifestEntry>>>& overlay) {
+  RootManifest out = meta_only(base);
+  out.entries.reserve(base.entries.size() + overlay.size());
+  std::size_t i = 0, j = 0;
+  while (i < base.entries.size() || j < overlay.size()) {
+    const ManifestEntry* e = i < base.entries.size() ? &base.entries[i] : nullptr;
+    const auto* o = j < overlay.size() ? &overlay[j] : nullptr;
+    if (o && (!e || !path_less(e->path, o->first))) {
+      if (e && e->path == o->first) ++i;
+      if (o->second) out.entries.push_back(*o->second);
+      ++j;
+    } else {
+      out.entries.push_back(*e);
+      ++i;
+    }
+  }
+  return out;
+}
+
+bool absent_errno(int e) { return e == ENOENT || e == ENOTDIR || e == ELOOP; }
+
+}  // namespace
+
+Result<std::vector<RootDiff>> SnapshotManager::changes_between(const SessionInfo& s, int a, int b) {
+  auto full = [&](int n, std::optional<Manifest>& keep) -> Result<const Manifest*> {
+    if (const Manifest* c = cached(s.id, n)) return c;
+    auto m = store_.load_manifest(s.id, n);
+    if (!m) return std::move(m).take_error();
+    keep = std::move(*m);
+    return &*keep;
+  };
+  std::optional<Manifest> ka, kb;
+  auto ma = full(a, ka);
+  if (!ma) return std::move(ma).take_error();
+  auto mb = full(b, kb);
+  if (!mb) return std::move(mb).take_error();
+  std::vector<RootDiff> out;
+  for (const auto& rb : (*mb)->roots) {
+    const RootManifest* ra = (*ma)->find_root(rb.root);
+    if (ra == nullptr) return make_error("snapshot " + std::to_string(a) + " has no root " + rb.root);
+    out.push_back({meta_only(*ra), meta_only(rb), diff_root_entries(*ra, rb)});
+  }
+  return out;
+}
+
+// The entry at PATH as the tree holds it now, or nullopt when nothing is there (or a symlink or
+// file is where a directory on the way should be). A file keeps KNOWN's object when its metadata
+// match and its ctime is older than TRUSTED_BEFORE (the racily-clean rule of scan.h); otherwise
+// it is read (and stored, with STORE).
+Result<std::optional<ManifestEntry>> SnapshotManager::current_entry(TreeFs& fs, const std::string& root,
+                                                                   const std::string& path, const ManifestEntry* known,
+                                                                   std::int64_t trusted_before, bool store_objects,
+                                                                   ScanStats& stats) {
+  using Out = std::optional<ManifestEntry>;
+  auto st = fs.stat(path);
+  if (!st) {
+    if (absent_errno(st.error().sys_errno)) return Out();
+    return std::move(st).take_error();
+  }
+  ManifestEntry e{path, *st, {}, {}};
+  ++stats.entries;
+  if (st->type == EntryType::File) {
+    if (known && known->st.type == EntryType::File && same_meta(known->st, *st) && known->st.ctime_ns < trusted_before &&
+        !known->hash.empty()) {
+      e.hash = known->hash;
+      return Out(std::move(e));
+    }
+    auto fd = fs.open_file(path);
+    if (!fd) {
+      if (absent_errno(fd.error().sys_errno)) return Out();
+      return std::move(fd).take_error();
+    }
+    ++stats.files_hashed;
+    Result<std::string> h = std::string();
+    if (store_objects) {
+      bool is_new = false;
+      h = store_.put_object(fd->get(), &stats.bytes_new, &is_new);
+      if (is_new) ++stats.objects_new;
+      stats.bytes_read += st->size;
+    } else {
+      h = hash_fd(fd->get(), stats.bytes_read);
+    }
+    if (!h) {
+      Error err = std::move(h).take_error();
+      if (err.where.empty()) err.where = root + "/" + path;
+      return err;
+    }
+    e.hash = *h;
+    auto after = fs.stat(path);
+    if (!after || !same_meta(*after, *st)) e.st.ctime_ns = 0;  // changed while read: never trusted
+  } else if (st->type == EntryType::Symlink) {
+    auto t = fs.read_link(path);
+    if (!t) {
+      if (absent_errno(t.error().sys_errno)) return Out();
+      return std::move(t).take_error();
+    }
+    e.target = *t;
+  }
+  return Out(std::move(e));
+}
+
+// The part of the tree a restore from L to T deals with, and nothing more: the paths DIFFS names
+// (below PATHS) and the directories above them, each stat'ed now. A directory the restore
+// removes is listed, so that what was added in it since L is seen (a conflict) and removed with
+// it under --force.
+Result<std::vector<SnapshotManager::Region>> SnapshotManager::regions(const SessionInfo& s,
+                                                                      const std::vector<RootDiff>& diffs,
+                                                                      const std::vector<std::string>& paths, int target,
+                                                                      bool store_objects, ScanStats& stats) {
+  std::vector<Region> out;
+  std::optional<Manifest> target_full;  // only when a directory above a change is not one now
+  for (const auto& d : diffs) {
+    const std::string& root = d.b.root;
+    bool any = paths.empty();
+    std::vector<std::string> filters = paths.empty() ? std::vector<std::string>{""} : filters_for(root, paths, any);
+    if (!any) continue;
+    auto wanted = [&](const std::string& p) {
+      return std::any_of(filters.begin(), filters.end(),
+                         [&](const std::string& f) { return rel_at_or_under(p, f) || rel_at_or_under(f, p); });
+    };
+    auto fs_r = opener_(root);
+    if (!fs_r) return std::move(fs_r).take_error();
+    TreeFs& fs = **fs_r;
+    const std::int64_t trusted_before = d.a.started_ns - fs.timestamp_granularity_ns();
+    Region reg;
+    reg.last = d.a;
+    reg.target = d.b;
+    reg.current = meta_only(d.a);
+    std::map<std::string, const PathDiff*, bool (*)(const std::string&, const std::string&)> changed(path_less);
+    for (const auto& pd : d.diffs) {
+      if (wanted(pd.path)) changed.emplace(pd.path, &pd);
+    }
+    std::set<std::string, bool (*)(const std::string&, const std::string&)> all(path_less);
+    for (const auto& [p, pd] : changed) {
+      for (std::string q = p;; q = parent_rel(q)) {
+        if (!all.insert(q).second || q.empty()) break;
+      }
+    }
+    std::function<Result<void>(const std::string&)> unknown_below = [&](const std::string& dir) -> Result<void> {
+      auto children = fs.list(dir);
+      if (!children) return absent_errno(children.error().sys_errno) ? Result<void>() : Result<void>(std::move(children).take_error());
+      for (const auto& c : *children) {
+        const std::string p = join_rel(dir, c.name);
+        if (all.count(p) || excluded(d.a.excludes, p, c.name)) continue;
+        auto e = current_entry(fs, root, p, nullptr, trusted_before, store_objects, stats);
+        if (!e) return std::move(e).take_error();
+        if (!*e) continue;
+        const bool is_dir = (*e)->st.type == EntryType::Dir;
+        reg.current.entries.push_back(std::move(**e));
+        if (is_dir) {
+          if (auto r = unknown_below(p); !r) return r;
+        }
+      }
+      return {};
+    };
+    for (const auto& p : all) {
+      auto it = changed.find(p);
+      const PathDiff* pd = it == changed.end() ? nullptr : it->second;
+      const ManifestEntry* known = pd && pd->a ? &*pd->a : nullptr;
+      auto cur = current_entry(fs, root, p, known, trusted_before, store_objects, stats);
+      if (!cur) return std::move(cur).take_error();
+      if (pd != nullptr) {
+        if (pd->a) reg.last.entries.push_back(*pd->a);
+        if (pd->b) reg.target.entries.push_back(*pd->b);
+      } else if (*cur && (*cur)->st.type == EntryType::Dir) {
+        // Above a change and the same in L and T: as it is now (nothing to do but to enter it).
+        reg.last.entries.push_back(**cur);
+        reg.target.entries.push_back(**cur);
+      } else {
+        // A directory above a change is gone or replaced since L: the target says what it was.
+        if (!target_full) {
+          auto t = store_.load_manifest(s.id, target);
+          if (!t) return std::move(t).take_error();
+          target_full = std::move(*t);
+        }
+        const RootManifest* tr = target_full->find_root(root);
+        const ManifestEntry* te = tr ? tr->find(p) : nullptr;
+        if (te != nullptr) {
+          reg.last.entries.push_back(*te);
+          reg.target.entries.push_back(*te);
+        }
+      }
+      if (*cur) {
+        const bool removed_dir = (*cur)->st.type == EntryType::Dir && pd && (!pd->b || pd->b->st.type != EntryType::Dir);
+        reg.current.entries.push_back(std::move(**cur));
+        if (removed_dir) {
+          if (auto r = unknown_below(p); !r) return std::move(r).take_error();
+        }
+      }
+    }
+    std::sort(reg.current.entries.begin(), reg.current.entries.end(),
+              [](const ManifestEntry& x, const ManifestEntry& y) { return path_less(x.path, y.path); });
+    for (const auto& e : reg.current.entries) all.insert(e.path);
+    reg.looked.assign(all.begin(), all.end());
+    out.push_back(std::move(reg));
+  }
+  return out;
+}
+
+// Every path looked at, with what is there now (nullopt: nothing): what a snapshot derived
+// from the last one changes.
+std::vector<std::pair<std::string, std::optional<ManifestEntry>>> SnapshotManager::Region::overlay() const {
+  std::vector<std::pair<std::string, std::optional<ManifestEntry>>> o;
+  std::size_t i = 0;
+  for (const auto& p : looked) {
+    while (i < current.entries.size() && path_less(current.entries[i].path, p)) ++i;
+    if (i < current.entries.size() && current.entries[i].path == p) o.emplace_back(p, current.entries[i]);
+    else o.emplace_back(p, std::nullopt);
+  }
+  return o;
+}
+
+// After the changes: each path looked at as it now is (read again when its metadata moved).
+Result<void> SnapshotManager::refresh(std::vector<Region>& regs, ScanStats& stats) {
+  for (auto& reg : regs) {
+    auto fs_r = opener_(reg.current.root);
+    if (!fs_r) return std::move(fs_r).take_error();
+    RootManifest now = meta_only(reg.current);
+    const std::int64_t trusted_before = reg.last.started_ns - (*fs_r)->timestamp_granularity_ns();
+    for (const auto& [p, before] : reg.overlay()) {
+      auto e = current_entry(**fs_r, reg.current.root, p, before ? &*before : nullptr, trusted_before, true, stats);
+      if (!e) return std::move(e).take_error();
+      if (*e) now.entries.push_back(std::move(**e));
+    }
+    reg.current = std::move(now);
+  }
+  return {};
+}
+
 Result<RestoreOutcome> SnapshotManager::restore(const RestoreRequest& req) {
   if (auto l = store_.lock(); !l) return std::move(l).take_error();
   if (auto j = store_.load_journal(); !j) {
@@ -442,40 +706,44 @@ Result<RestoreOutcome> SnapshotManager::restore(const RestoreRequest& req) {
       return make_error(p + " is not in the session (it captured " + all + ")");
     }
   }
-  auto target = store_.load_manifest(s->id, req.target);
-  if (!target) return std::move(target).take_error();
-  auto last = store_.load_manifest(s->id, s->snapshots.back().n);
-  if (!last) return std::move(last).take_error();
-  // The tree as it is now: only hashed for a dry run; stored for a real restore, which starts by
-  // snapshotting it (so that the restore can be undone, and a crash finished).
+  const int last_n = s->snapshots.back().n;
+  // What differs between the last snapshot and the target, from the store: no walk of the tree.
+  auto diffs = changes_between(*s, last_n, req.target);
+  if (!diffs) return std::move(diffs).take_error();
+  // Those paths as they are now: only hashed for a dry run; stored for a real restore, whose
+  // first step records them (so that the restore can be undone, and a crash finished).
   ScanStats stats;
-  auto current = scan(*s, &*last, !req.dry_run, stats, {});
-  if (!current) {
+  auto regs = regions(*s, *diffs, req.paths, req.target, !req.dry_run, stats);
+  if (!regs) {
     store_.discard_pending();
-    return std::move(current).take_error();
+    return std::move(regs).take_error();
   }
-  auto plan = make_plan(*current, *target, req.paths, &*last);
+  Manifest current, target, last;
+  for (const auto& r : *regs) {
+    current.roots.push_back(r.current);
+    target.roots.push_back(r.target);
+    last.roots.push_back(r.last);
+  }
+  auto plan = make_plan(current, target, req.paths, &last);
   if (!plan) return std::move(plan).take_error();
   RestoreOutcome out = plan->out;
   if (req.dry_run || (!out.conflicts.empty() && !req.force)) {
     store_.discard_pending();
     return out;
   }
-  // 1. The tree as it is, durably, as a snapshot of the session.
+  // 1. The tree as it is, durably, as a snapshot of the session: the last one with the paths
+  // looked at as they are now.
   if (auto c = store_.commit_objects(); !c) return std::move(c).take_error();
   SnapshotInfo before;
   before.n = static_cast<int>(s->snapshots.size());
   before.time_ns = now_ns();
   before.time = utc_iso(before.time_ns);
   before.label = "before restore to :" + std::to_string(req.target);
-  before.entries = stats.entries;
   before.files_hashed = stats.files_hashed;
   before.bytes_read = stats.bytes_read;
   before.objects_new = stats.objects_new;
   before.bytes_new = stats.bytes_new;
-  if (auto w = store_.save_manifest(s->id, before.n, *current); !w) return std::move(w).take_error();
-  s->snapshots.push_back(before);
-  if (auto w = store_.save_session(*s); !w) return std::move(w).take_error();
+  if (auto w = record_derived(*s, before, *regs); !w) return std::move(w).take_error();
   // 2. The journal: from here on, a crash is finished by resume().
   Journal j;
   j.session = s->id;
@@ -483,13 +751,60 @@ Result<RestoreOutcome> SnapshotManager::restore(const RestoreRequest& req) {
   j.before = before.n;
   j.paths = req.paths;
   if (auto w = store_.save_journal(j); !w) return std::move(w).take_error();
-  // 3. The changes, then the tree as it now is, then the journal goes.
+  // 3. The changes, then the paths as they now are, then the journal goes.
   if (auto r = execute(*plan, out.warnings); !r) return std::move(r).take_error();
-  if (auto r = snapshot(*s, "restored to :" + std::to_string(req.target)); !r) return std::move(r).take_error();
+  if (auto r = finish(*s, "restored to :" + std::to_string(req.target), *regs); !r) return std::move(r).take_error();
   if (auto r = store_.remove_journal(); !r) return std::move(r).take_error();
   out.applied = true;
   out.before_snapshot = before.n;
   return out;
+}
+
+// The paths of REGS as they are after the changes, recorded as the session's next snapshot.
+Result<void> SnapshotManager::finish(SessionInfo& s, const std::string& label, std::vector<Region>& regs) {
+  ScanStats stats;
+  if (auto r = refresh(regs, stats); !r) {
+    store_.discard_pending();
+    return r;
+  }
+  if (auto c = store_.commit_objects(); !c) return c;
+  SnapshotInfo after;
+  after.n = static_cast<int>(s.snapshots.size());
+  after.time_ns = now_ns();
+  after.time = utc_iso(after.time_ns);
+  after.label = label;
+  after.files_hashed = stats.files_hashed;
+  after.bytes_read = stats.bytes_read;
+  after.objects_new = stats.objects_new;
+  after.bytes_new = stats.bytes_new;
+  return record_derived(s, after, regs);
+}
+
+// Snapshot INFO.n: the session's last snapshot with the regions' current entries put in.
+Result<void> SnapshotManager::record_derived(SessionInfo& s, SnapshotInfo info, const std::vector<Region>& regs) {
+  const int base_n = s.snapshots.back().n;
+  std::optional<Manifest> loaded;
+  const Manifest* base = cached(s.id, base_n);
+  if (base == nullptr) {
+    auto m = store_.load_manifest(s.id, base_n);
+    if (!m) return std::move(m).take_error();
+    loaded = std::move(*m);
+    base = &*loaded;
+  }
+  Manifest m;
+  for (const auto& r : base->roots) {
+    auto reg = std::find_if(regs.begin(), regs.end(), [&](const Region& g) { return g.current.root == r.root; });
+    m.roots.push_back(reg == regs.end() ? r : overlay_root(r, reg->overlay()));
+  }
+  for (const auto& r : m.roots) info.entries += r.entries.size();
+  if (auto w = store_.save_manifest(s.id, info.n, m); !w) return w;
+  s.snapshots.push_back(info);
+  if (auto w = store_.save_session(s); !w) {
+    s.snapshots.pop_back();
+    return w;
+  }
+  remember(s.id, info.n, std::move(m));
+  return {};
 }
 
 Result<std::optional<RestoreOutcome>> SnapshotManager::resume() {
@@ -500,18 +815,22 @@ Result<std::optional<RestoreOutcome>> SnapshotManager::resume() {
   const Journal& jr = **j;
   auto s = store_.load_session(jr.session);
   if (!s) return std::move(s).take_error();
-  auto target = store_.load_manifest(s->id, jr.target);
-  if (!target) return std::move(target).take_error();
-  auto before = store_.load_manifest(s->id, jr.before);
-  if (!before) return std::move(before).take_error();
+  // What the restore had to change (from the snapshot before it to the target), as it is now.
+  auto diffs = changes_between(*s, jr.before, jr.target);
+  if (!diffs) return std::move(diffs).take_error();
   ScanStats stats;
-  auto current = scan(*s, &*before, false, stats, {});
-  if (!current) return std::move(current).take_error();
-  auto plan = make_plan(*current, *target, jr.paths, nullptr);
+  auto regs = regions(*s, *diffs, jr.paths, jr.target, false, stats);
+  if (!regs) return std::move(regs).take_error();
+  Manifest current, target;
+  for (const auto& r : *regs) {
+    current.roots.push_back(r.current);
+    target.roots.push_back(r.target);
+  }
+  auto plan = make_plan(current, target, jr.paths, nullptr);
   if (!plan) return std::move(plan).take_error();
   RestoreOutcome out = plan->out;
   if (auto r = execute(*plan, out.warnings); !r) return std::move(r).take_error();
-  if (auto r = snapshot(*s, "restored to :" + std::to_string(jr.target) + " (resumed)"); !r) {
+  if (auto r = finish(*s, "restored to :" + std::to_string(jr.target) + " (resumed)", *regs); !r) {
     return std::move(r).take_error();
   }
   if (auto r = store_.remove_journal(); !r) return std::move(r).take_error();

@@ -70,6 +70,17 @@ struct RestoreOutcome {
 
 struct RestorePlan;  // snapshot_manager.cc
 
+// A path whose entry (content, type or mode) differs between two snapshots A and B.
+struct PathDiff {
+  std::string path;
+  std::optional<ManifestEntry> a, b;
+};
+// One root's differences, in path_less order, with each side's root data (start, excludes).
+struct RootDiff {
+  RootManifest a, b;  // no entries
+  std::vector<PathDiff> diffs;
+};
+
 class SnapshotManager {
  public:
   using TreeOpener = std::function<Result<std::shared_ptr<TreeFs>>(const std::string& root)>;
@@ -89,6 +100,25 @@ class SnapshotManager {
   Result<Manifest> scan(const SessionInfo& s, const Manifest* prev, bool store_objects, ScanStats& stats,
                         const ScanProgress& progress);
   Result<void> execute(const struct RestorePlan& plan, std::vector<std::string>& warnings);
+
+  // A restore's view of one root: only the paths that differ between the last snapshot and the
+  // target (and the directories above them), each as the last snapshot, the target and the tree
+  // now have it.
+  struct Region {
+    RootManifest last, target, current;  // entries of the paths looked at, sorted
+    std::vector<std::string> looked;     // every path looked at, sorted
+    std::vector<std::pair<std::string, std::optional<ManifestEntry>>> overlay() const;
+  };
+  Result<std::vector<RootDiff>> changes_between(const SessionInfo& s, int a, int b);
+  Result<std::optional<ManifestEntry>> current_entry(TreeFs& fs, const std::string& root, const std::string& path,
+                                                     const ManifestEntry* known, std::int64_t trusted_before,
+                                                     bool store_objects, ScanStats& stats);
+  Result<std::vector<Region>> regions(const SessionInfo& s, const std::vector<RootDiff>& diffs,
+                                      const std::vector<std::string>& paths, int target, bool store_objects,
+                                      ScanStats& stats);
+  Result<void> refresh(std::vector<Region>& regs, ScanStats& stats);
+  Result<void> record_derived(SessionInfo& s, SnapshotInfo info, const std::vector<Region>& regs);
+  Result<void> finish(SessionInfo& s, const std::string& label, std::vector<Region>& regs);
   std::vector<Exclude> excludes_for(const SessionInfo& s, const std::string& root) const;
 
   // The manifest of a session's latest snapshot, as this manager wrote or read it: the next

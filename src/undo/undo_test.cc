@@ -14,6 +14,7 @@
 
 #include "undo/fake_tree_fs.h"
 #include "undo/manifest.h"
+#include "undo/scan.h"
 #include "undo/sha256.h"
 #include "undo/snapshot_manager.h"
 #include "undo/store.h"
@@ -68,13 +69,13 @@ TEST(Manifest, RoundTripsOddNames) {
   st.type = EntryType::Dir;
   st.mode = 0755;
   r.entries.push_back({"", st, {}, {}});
+  st.type = EntryType::Symlink;
+  st.mode = 0777;
+  r.entries.push_back({"link", st, {}, "../x y"});  // entries in path order ("link" < "sp ace")
   st.type = EntryType::File;
   st.mode = 04755;
   st.size = 3;
   r.entries.push_back({"sp ace\nnew\\line\t", st, sha256_hex("abc"), {}});
-  st.type = EntryType::Symlink;
-  st.mode = 0777;
-  r.entries.push_back({"link", st, {}, "../x y"});
   m.roots.push_back(r);
   std::string text = serialize_manifest(m);
   auto back = parse_manifest(text, "t");
@@ -84,9 +85,9 @@ TEST(Manifest, RoundTripsOddNames) {
   EXPECT_EQ(b.root, r.root);
   EXPECT_EQ(b.started_ns, 42);
   ASSERT_EQ(b.entries.size(), 3u);
-  EXPECT_EQ(b.entries[1].path, "sp ace\nnew\\line\t");
-  EXPECT_EQ(b.entries[1].st.mode, 04755u);
-  EXPECT_EQ(b.entries[2].target, "../x y");
+  EXPECT_EQ(b.entries[2].path, "sp ace\nnew\\line\t");
+  EXPECT_EQ(b.entries[2].st.mode, 04755u);
+  EXPECT_EQ(b.entries[1].target, "../x y");
   EXPECT_EQ(b.excludes[1].pattern, "a b/c");
 }
 
@@ -110,6 +111,12 @@ TEST(Manifest, TornOrNewerOrUnsafeIsRefused) {
   std::string unsafe = text;
   unsafe.replace(unsafe.find(" a\n"), 3, " ../a\n");
   EXPECT_FALSE(parse_manifest(unsafe, "t"));
+  // Out of path order (or twice the same path): refused, restores merge in that order.
+  Manifest twice = m;
+  twice.roots[0].entries.push_back(twice.roots[0].entries[0]);
+  auto t2 = parse_manifest(serialize_manifest(twice), "t");
+  ASSERT_FALSE(t2);
+  EXPECT_NE(t2.error().message.find("out of order"), std::string::npos);
 }
 
 // A SnapshotManager over a fake tree mounted at /fake/proj, with a real store in a temp dir.
@@ -266,6 +273,64 @@ TEST(Undo, RestoreOfSomePathsLeavesTheRest) {
   EXPECT_NE(bad.error().message.find("not in the session"), std::string::npos);
 }
 
+// A restore looks only at what differs between the last snapshot and the target: no directory
+// is listed, no unchanged file read, and an edit made elsewhere after the last snapshot stays.
+TEST(Undo, RestoreTouchesOnlyTheChangedPaths) {
+  FakeRig rig;
+  for (int d = 0; d < 10; ++d) {
+    rig.tree->put_dir("d" + std::to_string(d));
+    for (int i = 0; i < 50; ++i) rig.tree->put_file("d" + std::to_string(d) + "/f" + std::to_string(i), "v0");
+  }
+  const std::string original = rig.tree->describe();
+  rig.snap("before");
+  rig.tree->put_file("d1/f1", "agent");
+  rig.tree->put_file("d2/new", "agent");
+  rig.tree->remove_tree("d3/f3");
+  rig.snap("after");
+  rig.tree->put_file("d9/f9", "the user's edit, elsewhere");
+  rig.tree->lists = 0;
+  rig.tree->files_opened = 0;
+  auto out = rig.restore(0);
+  EXPECT_TRUE(out.applied);
+  EXPECT_TRUE(out.conflicts.empty());
+  EXPECT_EQ(out.changes.size(), 3u);
+  EXPECT_EQ(rig.tree->lists, 0);
+  EXPECT_EQ(rig.tree->files_opened, 2);  // d1/f1 and d2/new, read again only after they are written
+  EXPECT_EQ(rig.tree->content("d1/f1"), "v0");
+  EXPECT_FALSE(rig.tree->exists("d2/new"));
+  EXPECT_EQ(rig.tree->content("d3/f3"), "v0");
+  EXPECT_EQ(rig.tree->content("d9/f9"), "the user's edit, elsewhere");
+  rig.tree->put_file("d9/f9", "v0");
+  EXPECT_EQ(rig.tree->describe(), original);
+}
+
+// A directory the restore removes is listed: what was put in it since the last snapshot is a
+// conflict, and goes with it under --force.
+TEST(Undo, WhatWasAddedInARemovedDirectoryIsAConflict) {
+  FakeRig rig;
+  rig.tree->put_file("keep", "k");
+  rig.snap("before");
+  rig.tree->put_dir("build");
+  rig.tree->put_file("build/out", "agent");
+  rig.snap("after");
+  rig.tree->put_dir("build/sub");
+  rig.tree->put_file("build/sub/mine", "the user's");
+  RestoreRequest req;
+  req.session = rig.session.id;
+  req.target = 0;
+  auto r = rig.mgr->restore(req);
+  ASSERT_TRUE(r) << r.error().describe();
+  EXPECT_FALSE(r->applied);
+  EXPECT_NE(std::find(r->conflicts.begin(), r->conflicts.end(), "/fake/proj/build/sub/mine"), r->conflicts.end());
+  EXPECT_TRUE(rig.tree->exists("build/sub/mine"));
+  auto forced = rig.restore(0, {}, true);
+  EXPECT_TRUE(forced.applied);
+  EXPECT_FALSE(rig.tree->exists("build"));
+  auto back = rig.restore(forced.before_snapshot);
+  EXPECT_TRUE(back.applied);
+  EXPECT_EQ(rig.tree->content("build/sub/mine"), "the user's");
+}
+
 TEST(Undo, UnknownSessionOrSnapshotIsAClearError) {
   FakeRig rig;
   rig.snap();
@@ -338,6 +403,16 @@ TEST(Undo, PropertyRandomHistoriesRestoreExactly) {
       // The restore took two snapshots: the tree before it, and the tree it made.
       trees[out.before_snapshot] = was;
       trees[rig.session.snapshots.back().n] = trees[n];
+      // Both were derived without a walk: they hold exactly what a walk of the tree finds.
+      auto derived = rig.store->load_manifest(rig.session.id, rig.session.snapshots.back().n);
+      ASSERT_TRUE(derived) << derived.error().describe();
+      ScanStats st;
+      auto walked = scan_root(*rig.tree, "/fake/proj", {}, nullptr, nullptr, st);
+      ASSERT_TRUE(walked);
+      Manifest w;
+      w.roots.push_back(std::move(*walked));
+      EXPECT_TRUE(diff_manifests(*derived, w).empty()) << "seed " << seed;
+      EXPECT_TRUE(diff_manifests(w, *derived).empty()) << "seed " << seed;
     }
   }
 }
