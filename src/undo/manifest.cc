@@ -1,5 +1,6 @@
 #include "undo/manifest.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -265,6 +266,245 @@ Result<Manifest> parse_manifest(const std::string& text, const std::string& wher
   }
   if (!ended) return make_error("no end line (torn)", where);
   return m;
+}
+
+bool same_full_entry(const ManifestEntry& a, const ManifestEntry& b) {
+  const FileStat &x = a.st, &y = b.st;
+  return a.path == b.path && a.hash == b.hash && a.target == b.target && x.type == y.type && x.mode == y.mode &&
+         x.size == y.size && x.mtime_ns == y.mtime_ns && x.ctime_ns == y.ctime_ns && x.ino == y.ino && x.dev == y.dev &&
+         x.uid == y.uid && x.gid == y.gid;
+}
+
+const ManifestEntry* find_sorted(const RootManifest& r, const std::string& path) {
+  auto it = std::lower_bound(r.entries.begin(), r.entries.end(), path,
+                             [](const ManifestEntry& e, const std::string& p) { return path_less(e.path, p); });
+  return it != r.entries.end() && it->path == path ? &*it : nullptr;
+}
+
+namespace {
+
+RootManifest meta_of(const RootManifest& r) {
+  RootManifest m;
+  m.root = r.root;
+  m.started_ns = r.started_ns;
+  m.excludes = r.excludes;
+  m.notes = r.notes;
+  return m;
+}
+
+void append_meta(std::string& out, const RootManifest& r) {
+  out += "root " + escape_field(r.root) + "\n";
+  out += "started " + std::to_string(r.started_ns) + "\n";
+  for (const auto& e : r.excludes) {
+    out += std::string("exclude ") + (e.kind == Exclude::Kind::Name ? "name " : "path ") + escape_field(e.pattern) +
+           " " + escape_field(e.why) + "\n";
+  }
+  for (const auto& n : r.notes) out += "note " + escape_field(n) + "\n";
+}
+
+}  // namespace
+
+Delta make_delta(int base, const Manifest& a, const Manifest& b) {
+  Delta d;
+  d.base = base;
+  static const RootManifest empty;
+  for (const auto& rb : b.roots) {
+    const RootManifest* ra = a.find_root(rb.root);
+    if (ra == nullptr) ra = &empty;
+    RootDelta rd;
+    rd.meta = meta_of(rb);
+    rd.entries = rb.entries.size();
+    std::size_t i = 0, j = 0;
+    while (i < ra->entries.size() || j < rb.entries.size()) {
+      const ManifestEntry* ea = i < ra->entries.size() ? &ra->entries[i] : nullptr;
+      const ManifestEntry* eb = j < rb.entries.size() ? &rb.entries[j] : nullptr;
+      if (ea && eb && ea->path == eb->path) {
+        if (!same_full_entry(*ea, *eb)) rd.changes.push_back({ea->path, *ea, *eb});
+        ++i, ++j;
+      } else if (ea && (!eb || path_less(ea->path, eb->path))) {
+        rd.changes.push_back({ea->path, *ea, std::nullopt});
+        ++i;
+      } else {
+        rd.changes.push_back({eb->path, std::nullopt, *eb});
+        ++j;
+      }
+    }
+    d.roots.push_back(std::move(rd));
+  }
+  return d;
+}
+
+std::string serialize_delta(const Delta& d) {
+  std::string out = "paddock-undo-delta " + std::to_string(kManifestVersion) + "\n";
+  out += "base " + std::to_string(d.base) + "\n";
+  std::size_t count = 0;
+  for (const auto& r : d.roots) {
+    append_meta(out, r.meta);
+    out += "entries " + std::to_string(r.entries) + "\n";
+    for (const auto& c : r.changes) {
+      if (c.before) {
+        out += "- ";
+        append_entry(out, *c.before);
+      } else {
+        out += "- none " + escape_field(c.path) + "\n";
+      }
+      if (c.after) {
+        out += "+ ";
+        append_entry(out, *c.after);
+      } else {
+        out += "+ none " + escape_field(c.path) + "\n";
+      }
+      ++count;
+    }
+  }
+  out += "end " + std::to_string(count) + "\n";
+  return out;
+}
+
+Result<Delta> parse_delta(const std::string& text, const std::string& where) {
+  Delta d;
+  std::size_t pos = 0, line_no = 0, count = 0;
+  bool ended = false, have_base = false;
+  std::vector<std::string_view> f;
+  std::optional<DeltaChange> open;  // a "-" line waiting for its "+"
+  auto bad = [&](const std::string& what) { return make_error(what, where + ":" + std::to_string(line_no)); };
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) {
+      ++line_no;
+      return bad("the file ends in the middle of a line (torn)");
+    }
+    std::string_view line(text.data() + pos, nl - pos);
+    pos = nl + 1;
+    ++line_no;
+    if (ended) return bad("text after the end line");
+    split_spaces(line, f);
+    if (line_no == 1) {
+      unsigned long long v;
+      if (f.size() != 2 || f[0] != "paddock-undo-delta" || !parse_u64(f[1], v)) return bad("not an undo delta");
+      if (v > static_cast<unsigned long long>(kManifestVersion)) {
+        return make_error("delta format " + std::string(f[1]) + " is newer than this paddock understands (" +
+                              std::to_string(kManifestVersion) + ")",
+                          where, "use a newer paddock");
+      }
+      continue;
+    }
+    if (open && f[0] != "+") return bad("a change without its after line");
+    if (f[0] == "base" && f.size() == 2 && !have_base && d.roots.empty()) {
+      long long v;
+      if (!parse_i64(f[1], v) || v < 0 || v > 1000000000) return bad("a bad base");
+      d.base = static_cast<int>(v);
+      have_base = true;
+    } else if (!have_base && f[0] != "end") {
+      return bad("no base line");
+    } else if (f[0] == "root" && f.size() == 2) {
+      auto r = unescape_field(f[1]);
+      if (!r) return bad(r.error().message);
+      d.roots.push_back({});
+      d.roots.back().meta.root = *r;
+    } else if (d.roots.empty() && f[0] != "end") {
+      return bad("a line before any root");
+    } else if (f[0] == "started" && f.size() == 2) {
+      long long v;
+      if (!parse_i64(f[1], v)) return bad("a bad start time");
+      d.roots.back().meta.started_ns = v;
+    } else if (f[0] == "exclude" && f.size() == 4) {
+      Exclude e;
+      if (f[1] == "name") e.kind = Exclude::Kind::Name;
+      else if (f[1] == "path") e.kind = Exclude::Kind::Path;
+      else return bad("a bad exclude kind");
+      auto p = unescape_field(f[2]);
+      auto w = unescape_field(f[3]);
+      if (!p || !w) return bad("a bad exclude");
+      e.pattern = *p;
+      e.why = *w;
+      d.roots.back().meta.excludes.push_back(std::move(e));
+    } else if (f[0] == "note" && f.size() == 2) {
+      auto n = unescape_field(f[1]);
+      if (!n) return bad(n.error().message);
+      d.roots.back().meta.notes.push_back(*n);
+    } else if (f[0] == "entries" && f.size() == 2) {
+      unsigned long long v;
+      if (!parse_u64(f[1], v)) return bad("a bad entry count");
+      d.roots.back().entries = v;
+    } else if ((f[0] == "-" || f[0] == "+") && f.size() >= 3) {
+      std::optional<ManifestEntry> e;
+      std::string path;
+      if (f[1] == "none" && f.size() == 3) {
+        auto p = unescape_field(f[2]);
+        if (!p) return bad(p.error().message);
+        if (!clean_path(*p)) return bad("an unsafe path");
+        path = *p;
+      } else {
+        auto pe = parse_entry_fields(f, 1);
+        if (!pe) return bad(pe.error().message);
+        path = pe->path;
+        e = std::move(*pe);
+      }
+      if (f[0] == "-") {
+        auto& ch = d.roots.back().changes;
+        if (!ch.empty() && !path_less(ch.back().path, path)) return bad("a change out of order");
+        open = DeltaChange{path, std::move(e), std::nullopt};
+      } else {
+        if (!open || open->path != path) return bad("an after line without its before line");
+        if (!open->before && !e) return bad("a change from nothing to nothing");
+        open->after = std::move(e);
+        d.roots.back().changes.push_back(std::move(*open));
+        open.reset();
+        ++count;
+      }
+    } else if (f[0] == "end" && f.size() == 2) {
+      unsigned long long n;
+      if (!have_base || !parse_u64(f[1], n) || n != count) return bad("the change count does not match (torn or edited)");
+      ended = true;
+    } else {
+      return bad("an unknown line \"" + std::string(line.substr(0, 40)) + "\"");
+    }
+  }
+  if (!ended) return make_error("no end line (torn)", where);
+  return d;
+}
+
+Result<void> apply_delta(Manifest& m, const Delta& d, const std::string& where) {
+  if (m.roots.size() != d.roots.size()) return make_error("the delta does not apply: other roots than its base", where);
+  for (std::size_t k = 0; k < d.roots.size(); ++k) {
+    RootManifest& r = m.roots[k];
+    const RootDelta& rd = d.roots[k];
+    if (r.root != rd.meta.root) return make_error("the delta does not apply: other roots than its base", where);
+    // Only entries replaced (the common case): in place, by binary search.
+    const bool in_place = std::all_of(rd.changes.begin(), rd.changes.end(), [&](const DeltaChange& c) {
+      const ManifestEntry* e = c.before && c.after ? find_sorted(r, c.path) : nullptr;
+      return e != nullptr && same_full_entry(*e, *c.before);
+    });
+    if (in_place && r.entries.size() == rd.entries) {
+      for (const auto& c : rd.changes) *const_cast<ManifestEntry*>(find_sorted(r, c.path)) = *c.after;
+      r.entries_changed();
+      r.started_ns = rd.meta.started_ns;
+      r.excludes = rd.meta.excludes;
+      r.notes = rd.meta.notes;
+      continue;
+    }
+    std::vector<ManifestEntry> out;
+    out.reserve(r.entries.size() + rd.changes.size());
+    std::size_t i = 0;
+    for (const auto& c : rd.changes) {
+      while (i < r.entries.size() && path_less(r.entries[i].path, c.path)) out.push_back(std::move(r.entries[i++]));
+      const bool there = i < r.entries.size() && r.entries[i].path == c.path;
+      if (there != c.before.has_value() || (there && !same_full_entry(r.entries[i], *c.before))) {
+        return make_error("the delta does not apply to its base (" + c.path + " differs): the chain is broken", where);
+      }
+      if (there) ++i;
+      if (c.after) out.push_back(*c.after);
+    }
+    while (i < r.entries.size()) out.push_back(std::move(r.entries[i++]));
+    if (out.size() != rd.entries) return make_error("the delta does not apply: the entry count differs", where);
+    r.entries = std::move(out);
+    r.entries_changed();
+    r.started_ns = rd.meta.started_ns;
+    r.excludes = rd.meta.excludes;
+    r.notes = rd.meta.notes;
+  }
+  return {};
 }
 
 }  // namespace paddock::undo

@@ -216,7 +216,7 @@ Result<SnapshotInfo> SnapshotManager::snapshot(SessionInfo& s, const std::string
   si.bytes_new = stats.bytes_new;
   si.elapsed_us =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
-  if (auto w = store_.save_manifest(s.id, si.n, *m); !w) return fail(std::move(w).take_error());
+  if (auto w = save_snapshot(s, si.n, *m, prev); !w) return fail(std::move(w).take_error());
   s.snapshots.push_back(si);
   s.incomplete.clear();
   if (auto w = store_.save_session(s); !w) {
@@ -476,6 +476,49 @@ bool absent_errno(int e) { return e == ENOENT || e == ENOTDIR || e == ELOOP; }
 }  // namespace
 
 Result<std::vector<RootDiff>> SnapshotManager::changes_between(const SessionInfo& s, int a, int b) {
+  const int lo = std::min(a, b), hi = std::max(a, b);
+  std::vector<Delta> chain;
+  for (int n = lo + 1; n <= hi; ++n) {
+    auto d = store_.load_delta(s.id, n);
+    if (!d) return std::move(d).take_error();
+    if (!*d) break;  // stored only in full (a version 1 store): compared in full below
+    chain.push_back(std::move(**d));
+  }
+  std::vector<RootDiff> out;
+  if (static_cast<int>(chain.size()) == hi - lo) {
+    // The deltas between them, composed: a path's entry at LO is the "before" of the first delta
+    // naming it, at HI the "after" of the last.
+    auto ma = store_.load_meta(s.id, a);
+    if (!ma) return std::move(ma).take_error();
+    auto mb = store_.load_meta(s.id, b);
+    if (!mb) return std::move(mb).take_error();
+    if (ma->size() != mb->size()) return make_error("snapshots " + std::to_string(a) + " and " + std::to_string(b) + " have other roots");
+    for (std::size_t k = 0; k < mb->size(); ++k) {
+      std::map<std::string, std::pair<std::optional<ManifestEntry>, std::optional<ManifestEntry>>,
+               bool (*)(const std::string&, const std::string&)>
+          ends(path_less);
+      for (const auto& d : chain) {
+        if (k >= d.roots.size() || d.roots[k].meta.root != (*mb)[k].meta.root) {
+          return make_error("a delta of session " + s.id + " has other roots than its snapshots");
+        }
+        for (const auto& c : d.roots[k].changes) {
+          auto [it, fresh] = ends.try_emplace(c.path, c.before, c.after);
+          if (!fresh) it->second.second = c.after;
+        }
+      }
+      RootDiff rd{std::move((*ma)[k]), std::move((*mb)[k]), {}};
+      for (auto& [p, ends_lo_hi] : ends) {
+        auto& [at_lo, at_hi] = ends_lo_hi;
+        const ManifestEntry* ea = a == lo ? (at_lo ? &*at_lo : nullptr) : (at_hi ? &*at_hi : nullptr);
+        const ManifestEntry* eb = a == lo ? (at_hi ? &*at_hi : nullptr) : (at_lo ? &*at_lo : nullptr);
+        if (same_entry(ea, eb)) continue;
+        rd.diffs.push_back({p, ea ? std::optional<ManifestEntry>(*ea) : std::nullopt,
+                            eb ? std::optional<ManifestEntry>(*eb) : std::nullopt});
+      }
+      out.push_back(std::move(rd));
+    }
+    return out;
+  }
   auto full = [&](int n, std::optional<Manifest>& keep) -> Result<const Manifest*> {
     if (const Manifest* c = cached(s.id, n)) return c;
     auto m = store_.load_manifest(s.id, n);
@@ -488,11 +531,10 @@ Result<std::vector<RootDiff>> SnapshotManager::changes_between(const SessionInfo
   if (!ma) return std::move(ma).take_error();
   auto mb = full(b, kb);
   if (!mb) return std::move(mb).take_error();
-  std::vector<RootDiff> out;
   for (const auto& rb : (*mb)->roots) {
     const RootManifest* ra = (*ma)->find_root(rb.root);
     if (ra == nullptr) return make_error("snapshot " + std::to_string(a) + " has no root " + rb.root);
-    out.push_back({meta_only(*ra), meta_only(rb), diff_root_entries(*ra, rb)});
+    out.push_back({{meta_only(*ra), ra->entries.size(), {}}, {meta_only(rb), rb.entries.size(), {}}, diff_root_entries(*ra, rb)});
   }
   return out;
 }
@@ -564,7 +606,7 @@ Result<std::vector<SnapshotManager::Region>> SnapshotManager::regions(const Sess
   std::vector<Region> out;
   std::optional<Manifest> target_full;  // only when a directory above a change is not one now
   for (const auto& d : diffs) {
-    const std::string& root = d.b.root;
+    const std::string& root = d.b.meta.root;
     bool any = paths.empty();
     std::vector<std::string> filters = paths.empty() ? std::vector<std::string>{""} : filters_for(root, paths, any);
     if (!any) continue;
@@ -575,11 +617,11 @@ Result<std::vector<SnapshotManager::Region>> SnapshotManager::regions(const Sess
     auto fs_r = opener_(root);
     if (!fs_r) return std::move(fs_r).take_error();
     TreeFs& fs = **fs_r;
-    const std::int64_t trusted_before = d.a.started_ns - fs.timestamp_granularity_ns();
+    const std::int64_t trusted_before = d.a.meta.started_ns - fs.timestamp_granularity_ns();
     Region reg;
-    reg.last = d.a;
-    reg.target = d.b;
-    reg.current = meta_only(d.a);
+    reg.last = d.a.meta;
+    reg.target = d.b.meta;
+    reg.current = meta_only(d.a.meta);
     std::map<std::string, const PathDiff*, bool (*)(const std::string&, const std::string&)> changed(path_less);
     for (const auto& pd : d.diffs) {
       if (wanted(pd.path)) changed.emplace(pd.path, &pd);
@@ -590,15 +632,17 @@ Result<std::vector<SnapshotManager::Region>> SnapshotManager::regions(const Sess
         if (!all.insert(q).second || q.empty()) break;
       }
     }
+    std::vector<std::string> unknown;  // in a removed directory, not in L
     std::function<Result<void>(const std::string&)> unknown_below = [&](const std::string& dir) -> Result<void> {
       auto children = fs.list(dir);
       if (!children) return absent_errno(children.error().sys_errno) ? Result<void>() : Result<void>(std::move(children).take_error());
       for (const auto& c : *children) {
         const std::string p = join_rel(dir, c.name);
-        if (all.count(p) || excluded(d.a.excludes, p, c.name)) continue;
+        if (all.count(p) || excluded(d.a.meta.excludes, p, c.name)) continue;
         auto e = current_entry(fs, root, p, nullptr, trusted_before, store_objects, stats);
         if (!e) return std::move(e).take_error();
         if (!*e) continue;
+        unknown.push_back(p);
         const bool is_dir = (*e)->st.type == EntryType::Dir;
         reg.current.entries.push_back(std::move(**e));
         if (is_dir) {
@@ -607,6 +651,7 @@ Result<std::vector<SnapshotManager::Region>> SnapshotManager::regions(const Sess
       }
       return {};
     };
+    std::vector<std::string> extra;  // directories above a change recreated from the target
     for (const auto& p : all) {
       auto it = changed.find(p);
       const PathDiff* pd = it == changed.end() ? nullptr : it->second;
@@ -633,6 +678,8 @@ Result<std::vector<SnapshotManager::Region>> SnapshotManager::regions(const Sess
           reg.last.entries.push_back(*te);
           reg.target.entries.push_back(*te);
         }
+        reg.need_full_base = true;
+        extra.push_back(p);
       }
       if (*cur) {
         const bool removed_dir = (*cur)->st.type == EntryType::Dir && pd && (!pd->b || pd->b->st.type != EntryType::Dir);
@@ -644,39 +691,43 @@ Result<std::vector<SnapshotManager::Region>> SnapshotManager::regions(const Sess
     }
     std::sort(reg.current.entries.begin(), reg.current.entries.end(),
               [](const ManifestEntry& x, const ManifestEntry& y) { return path_less(x.path, y.path); });
-    for (const auto& e : reg.current.entries) all.insert(e.path);
-    reg.looked.assign(all.begin(), all.end());
+    std::set<std::string, bool (*)(const std::string&, const std::string&)> rec(path_less);
+    for (const auto& [p, pd] : changed) rec.insert(p);
+    rec.insert(unknown.begin(), unknown.end());
+    rec.insert(extra.begin(), extra.end());
+    for (const auto& p : rec) {
+      auto it = changed.find(p);
+      reg.recorded.push_back(p);
+      reg.base.push_back(it != changed.end() ? it->second->a : std::nullopt);
+    }
     out.push_back(std::move(reg));
   }
   return out;
 }
 
-// Every path looked at, with what is there now (nullopt: nothing): what a snapshot derived
-// from the last one changes.
-std::vector<std::pair<std::string, std::optional<ManifestEntry>>> SnapshotManager::Region::overlay() const {
-  std::vector<std::pair<std::string, std::optional<ManifestEntry>>> o;
-  std::size_t i = 0;
-  for (const auto& p : looked) {
-    while (i < current.entries.size() && path_less(current.entries[i].path, p)) ++i;
-    if (i < current.entries.size() && current.entries[i].path == p) o.emplace_back(p, current.entries[i]);
-    else o.emplace_back(p, std::nullopt);
-  }
-  return o;
+// What is at PATH now (as last looked at), or nullopt.
+std::optional<ManifestEntry> SnapshotManager::Region::now(const std::string& path) const {
+  const ManifestEntry* e = find_sorted(current, path);
+  return e ? std::optional<ManifestEntry>(*e) : std::nullopt;
 }
 
-// After the changes: each path looked at as it now is (read again when its metadata moved).
+// After the changes: each recorded path as it now is (read again when its metadata moved); what
+// it was becomes the base of the next derived snapshot.
 Result<void> SnapshotManager::refresh(std::vector<Region>& regs, ScanStats& stats) {
   for (auto& reg : regs) {
     auto fs_r = opener_(reg.current.root);
     if (!fs_r) return std::move(fs_r).take_error();
     RootManifest now = meta_only(reg.current);
     const std::int64_t trusted_before = reg.last.started_ns - (*fs_r)->timestamp_granularity_ns();
-    for (const auto& [p, before] : reg.overlay()) {
-      auto e = current_entry(**fs_r, reg.current.root, p, before ? &*before : nullptr, trusted_before, true, stats);
+    for (std::size_t i = 0; i < reg.recorded.size(); ++i) {
+      reg.base[i] = reg.now(reg.recorded[i]);
+      const ManifestEntry* before = reg.base[i] ? &*reg.base[i] : nullptr;
+      auto e = current_entry(**fs_r, reg.current.root, reg.recorded[i], before, trusted_before, true, stats);
       if (!e) return std::move(e).take_error();
       if (*e) now.entries.push_back(std::move(**e));
     }
     reg.current = std::move(now);
+    reg.need_full_base = false;  // the base is the snapshot derived just before, whole in BASE
   }
   return {};
 }
@@ -743,7 +794,9 @@ Result<RestoreOutcome> SnapshotManager::restore(const RestoreRequest& req) {
   before.bytes_read = stats.bytes_read;
   before.objects_new = stats.objects_new;
   before.bytes_new = stats.bytes_new;
-  if (auto w = record_derived(*s, before, *regs); !w) return std::move(w).take_error();
+  std::vector<RootDelta> base_meta;
+  for (const auto& d : *diffs) base_meta.push_back(d.a);
+  if (auto w = record_derived(*s, before, *regs, base_meta, nullptr); !w) return std::move(w).take_error();
   // 2. The journal: from here on, a crash is finished by resume().
   Journal j;
   j.session = s->id;
@@ -753,7 +806,9 @@ Result<RestoreOutcome> SnapshotManager::restore(const RestoreRequest& req) {
   if (auto w = store_.save_journal(j); !w) return std::move(w).take_error();
   // 3. The changes, then the paths as they now are, then the journal goes.
   if (auto r = execute(*plan, out.warnings); !r) return std::move(r).take_error();
-  if (auto r = finish(*s, "restored to :" + std::to_string(req.target), *regs); !r) return std::move(r).take_error();
+  if (auto r = finish(*s, "restored to :" + std::to_string(req.target), *regs, base_meta, nullptr); !r) {
+    return std::move(r).take_error();
+  }
   if (auto r = store_.remove_journal(); !r) return std::move(r).take_error();
   out.applied = true;
   out.before_snapshot = before.n;
@@ -761,7 +816,8 @@ Result<RestoreOutcome> SnapshotManager::restore(const RestoreRequest& req) {
 }
 
 // The paths of REGS as they are after the changes, recorded as the session's next snapshot.
-Result<void> SnapshotManager::finish(SessionInfo& s, const std::string& label, std::vector<Region>& regs) {
+Result<void> SnapshotManager::finish(SessionInfo& s, const std::string& label, std::vector<Region>& regs,
+                                     std::vector<RootDelta>& base_meta, const Manifest* base_full) {
   ScanStats stats;
   if (auto r = refresh(regs, stats); !r) {
     store_.discard_pending();
@@ -777,33 +833,82 @@ Result<void> SnapshotManager::finish(SessionInfo& s, const std::string& label, s
   after.bytes_read = stats.bytes_read;
   after.objects_new = stats.objects_new;
   after.bytes_new = stats.bytes_new;
-  return record_derived(s, after, regs);
+  return record_derived(s, after, regs, base_meta, base_full);
 }
 
-// Snapshot INFO.n: the session's last snapshot with the regions' current entries put in.
-Result<void> SnapshotManager::record_derived(SessionInfo& s, SnapshotInfo info, const std::vector<Region>& regs) {
+// Snapshot INFO.n without a walk: the session's last snapshot (whose roots BASE_META describes)
+// with the regions' recorded paths as they now are. Stored as a delta of those paths; BASE_META
+// then describes the new snapshot.
+Result<void> SnapshotManager::record_derived(SessionInfo& s, SnapshotInfo info, const std::vector<Region>& regs,
+                                             std::vector<RootDelta>& base_meta, const Manifest* base_full) {
   const int base_n = s.snapshots.back().n;
+  if (base_full == nullptr) base_full = cached(s.id, base_n);
   std::optional<Manifest> loaded;
-  const Manifest* base = cached(s.id, base_n);
-  if (base == nullptr) {
+  const bool need_full = std::any_of(regs.begin(), regs.end(), [](const Region& r) { return r.need_full_base; });
+  if (base_full == nullptr && need_full) {
     auto m = store_.load_manifest(s.id, base_n);
     if (!m) return std::move(m).take_error();
     loaded = std::move(*m);
-    base = &*loaded;
+    base_full = &*loaded;
   }
-  Manifest m;
-  for (const auto& r : base->roots) {
-    auto reg = std::find_if(regs.begin(), regs.end(), [&](const Region& g) { return g.current.root == r.root; });
-    m.roots.push_back(reg == regs.end() ? r : overlay_root(r, reg->overlay()));
+  Delta d;
+  d.base = base_n;
+  for (const auto& bm : base_meta) {
+    RootDelta rd{bm.meta, bm.entries, {}};
+    const RootManifest* full_root = base_full ? base_full->find_root(bm.meta.root) : nullptr;
+    auto reg = std::find_if(regs.begin(), regs.end(), [&](const Region& g) { return g.current.root == bm.meta.root; });
+    if (reg != regs.end()) {
+      for (std::size_t i = 0; i < reg->recorded.size(); ++i) {
+        const std::string& p = reg->recorded[i];
+        std::optional<ManifestEntry> before;
+        if (full_root != nullptr) {
+          if (const ManifestEntry* e = find_sorted(*full_root, p)) before = *e;
+        } else {
+          before = reg->base[i];
+        }
+        std::optional<ManifestEntry> after = reg->now(p);
+        if (!before && !after) continue;
+        if (before && after && same_full_entry(*before, *after)) continue;
+        rd.entries = rd.entries + (after ? 1 : 0) - (before ? 1 : 0);
+        rd.changes.push_back({p, std::move(before), std::move(after)});
+      }
+    }
+    info.entries += rd.entries > 0 ? rd.entries - 1 : 0;  // as a scan counts: the root itself is not
+    d.roots.push_back(std::move(rd));
   }
-  for (const auto& r : m.roots) info.entries += r.entries.size();
-  if (auto w = store_.save_manifest(s.id, info.n, m); !w) return w;
+  if (auto w = store_.save_delta(s.id, info.n, d); !w) return w;
+  // The full manifest, when one is due, and the one kept in memory.
+  std::optional<Manifest> full;
+  if (last_ && last_->id == s.id && last_->n == base_n) {
+    full = std::move(last_->m);
+    last_.reset();
+  } else if (info.n % kFullEvery == 0) {
+    auto m = base_full != nullptr ? Result<Manifest>(*base_full) : store_.load_manifest(s.id, base_n);
+    if (!m) return std::move(m).take_error();
+    full = std::move(*m);
+  }
+  if (full) {
+    if (auto a = apply_delta(*full, d, store_.dir()); !a) return a;
+    if (info.n % kFullEvery == 0) {
+      if (auto w = store_.save_manifest(s.id, info.n, *full); !w) return w;
+    }
+  }
   s.snapshots.push_back(info);
   if (auto w = store_.save_session(s); !w) {
     s.snapshots.pop_back();
     return w;
   }
-  remember(s.id, info.n, std::move(m));
+  if (full) remember(s.id, info.n, std::move(*full));
+  base_meta.clear();
+  for (auto& r : d.roots) base_meta.push_back({std::move(r.meta), r.entries, {}});
+  return {};
+}
+
+Result<void> SnapshotManager::save_snapshot(const SessionInfo& s, int n, const Manifest& m, const Manifest* prev) {
+  if (prev != nullptr && n > 0) {
+    if (auto w = store_.save_delta(s.id, n, make_delta(n - 1, *prev, m)); !w) return w;
+  }
+  if (prev == nullptr || n % kFullEvery == 0) return store_.save_manifest(s.id, n, m);
   return {};
 }
 
@@ -818,6 +923,12 @@ Result<std::optional<RestoreOutcome>> SnapshotManager::resume() {
   // What the restore had to change (from the snapshot before it to the target), as it is now.
   auto diffs = changes_between(*s, jr.before, jr.target);
   if (!diffs) return std::move(diffs).take_error();
+  // The session's last snapshot (the one before the restore, or the one after if only the
+  // journal's removal was missing), whole: the base of the snapshot recorded at the end.
+  auto last = store_.load_manifest(s->id, s->snapshots.back().n);
+  if (!last) return std::move(last).take_error();
+  std::vector<RootDelta> base_meta;
+  for (const auto& r : last->roots) base_meta.push_back({meta_only(r), r.entries.size(), {}});
   ScanStats stats;
   auto regs = regions(*s, *diffs, jr.paths, jr.target, false, stats);
   if (!regs) return std::move(regs).take_error();
@@ -830,7 +941,7 @@ Result<std::optional<RestoreOutcome>> SnapshotManager::resume() {
   if (!plan) return std::move(plan).take_error();
   RestoreOutcome out = plan->out;
   if (auto r = execute(*plan, out.warnings); !r) return std::move(r).take_error();
-  if (auto r = finish(*s, "restored to :" + std::to_string(jr.target) + " (resumed)", *regs); !r) {
+  if (auto r = finish(*s, "restored to :" + std::to_string(jr.target) + " (resumed)", *regs, base_meta, &*last); !r) {
     return std::move(r).take_error();
   }
   if (auto r = store_.remove_journal(); !r) return std::move(r).take_error();

@@ -77,7 +77,7 @@ struct PathDiff {
 };
 // One root's differences, in path_less order, with each side's root data (start, excludes).
 struct RootDiff {
-  RootManifest a, b;  // no entries
+  RootDelta a, b;  // each side's root data and entry count (no changes)
   std::vector<PathDiff> diffs;
 };
 
@@ -106,8 +106,12 @@ class SnapshotManager {
   // now have it.
   struct Region {
     RootManifest last, target, current;  // entries of the paths looked at, sorted
-    std::vector<std::string> looked;     // every path looked at, sorted
-    std::vector<std::pair<std::string, std::optional<ManifestEntry>>> overlay() const;
+    // The paths a derived snapshot records afresh (the changed ones, what was added in a removed
+    // directory), sorted, with their entries in the snapshot it is derived from.
+    std::vector<std::string> recorded;
+    std::vector<std::optional<ManifestEntry>> base;
+    bool need_full_base = false;  // a directory above a change was recreated: BASE is not enough
+    std::optional<ManifestEntry> now(const std::string& path) const;
   };
   Result<std::vector<RootDiff>> changes_between(const SessionInfo& s, int a, int b);
   Result<std::optional<ManifestEntry>> current_entry(TreeFs& fs, const std::string& root, const std::string& path,
@@ -117,8 +121,12 @@ class SnapshotManager {
                                       const std::vector<std::string>& paths, int target, bool store_objects,
                                       ScanStats& stats);
   Result<void> refresh(std::vector<Region>& regs, ScanStats& stats);
-  Result<void> record_derived(SessionInfo& s, SnapshotInfo info, const std::vector<Region>& regs);
-  Result<void> finish(SessionInfo& s, const std::string& label, std::vector<Region>& regs);
+  Result<void> record_derived(SessionInfo& s, SnapshotInfo info, const std::vector<Region>& regs,
+                              std::vector<RootDelta>& base_meta, const Manifest* base_full);
+  Result<void> finish(SessionInfo& s, const std::string& label, std::vector<Region>& regs,
+                      std::vector<RootDelta>& base_meta, const Manifest* base_full);
+  // Snapshot n of S as a delta against the previous one PREV (and in full when n is due).
+  Result<void> save_snapshot(const SessionInfo& s, int n, const Manifest& m, const Manifest* prev);
   std::vector<Exclude> excludes_for(const SessionInfo& s, const std::string& root) const;
 
   // The manifest of a session's latest snapshot, as this manager wrote or read it: the next

@@ -393,6 +393,20 @@ TEST(Undo, PropertyRandomHistoriesRestoreExactly) {
       }
       int n = rig.snap("step " + std::to_string(step));
       trees[n] = rig.tree->describe();
+      // Stored as a delta (but for 0): materialized from the chain, it is exactly what a walk
+      // of the tree finds, every field of every entry.
+      auto stored = rig.store->load_manifest(rig.session.id, n);
+      ASSERT_TRUE(stored) << stored.error().describe();
+      ScanStats st;
+      auto walked = scan_root(*rig.tree, "/fake/proj", {}, nullptr, nullptr, st);
+      ASSERT_TRUE(walked);
+      ASSERT_EQ(stored->roots.size(), 1u);
+      ASSERT_EQ(stored->roots[0].entries.size(), walked->entries.size()) << "seed " << seed;
+      for (std::size_t i = 0; i < walked->entries.size(); ++i) {
+        ASSERT_TRUE(same_full_entry(stored->roots[0].entries[i], walked->entries[i]))
+            << "seed " << seed << " snapshot " << n << " " << walked->entries[i].path;
+      }
+      EXPECT_EQ(rig.session.snapshots.back().entries + 1, walked->entries.size());  // the root is not counted
     }
     for (int k = 0; k < 8; ++k) {
       int n = rng() % trees.size();
@@ -415,6 +429,124 @@ TEST(Undo, PropertyRandomHistoriesRestoreExactly) {
       EXPECT_TRUE(diff_manifests(w, *derived).empty()) << "seed " << seed;
     }
   }
+}
+
+std::string read_text(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void write_text(const std::string& p, const std::string& text) { std::ofstream(p, std::ios::binary | std::ios::trunc) << text; }
+
+// Snapshots after the first are deltas; 0 and every kFullEvery-th are whole.
+TEST(Store, SnapshotsAfterTheFirstAreDeltas) {
+  FakeRig rig;
+  rig.tree->put_file("a", "0");
+  for (int i = 0; i <= kFullEvery; ++i) {
+    rig.tree->put_file("a", std::to_string(i));
+    rig.snap();
+  }
+  const std::string dir = rig.store->dir() + "/sessions/" + rig.session.id + "/";
+  EXPECT_TRUE(fs::exists(dir + "0.manifest"));
+  EXPECT_FALSE(fs::exists(dir + "0.delta"));
+  EXPECT_TRUE(fs::exists(dir + "1.delta"));
+  EXPECT_FALSE(fs::exists(dir + "1.manifest"));
+  EXPECT_TRUE(fs::exists(dir + std::to_string(kFullEvery) + ".manifest"));
+  EXPECT_TRUE(fs::exists(dir + std::to_string(kFullEvery) + ".delta"));
+  EXPECT_LT(fs::file_size(dir + "5.delta"), 1000u);
+  auto full = rig.store->load_manifest(rig.session.id, kFullEvery);
+  fs::remove(dir + std::to_string(kFullEvery) + ".manifest");  // the same snapshot from the chain
+  auto chained = rig.store->load_manifest(rig.session.id, kFullEvery);
+  ASSERT_TRUE(full && chained);
+  EXPECT_EQ(serialize_manifest(*full), serialize_manifest(*chained));
+  EXPECT_EQ(read_text(rig.store->dir() + "/VERSION"), "paddock-undo-store 2\n");
+}
+
+// A torn delta, one applied to the wrong base, one from a newer paddock: refused, with where.
+TEST(Store, BadDeltasAreRefused) {
+  FakeRig rig;
+  rig.tree->put_file("a", "0");
+  rig.tree->put_file("b", "0");
+  rig.snap();
+  rig.tree->put_file("a", "1");
+  rig.snap();
+  const std::string delta = rig.store->dir() + "/sessions/" + rig.session.id + "/1.delta";
+  const std::string text = read_text(delta);
+  for (std::size_t n = 0; n < text.size(); ++n) {
+    EXPECT_FALSE(parse_delta(text.substr(0, n), "t")) << n;
+  }
+  write_text(delta, text.substr(0, text.size() - 3));
+  auto torn = rig.store->load_manifest(rig.session.id, 1);
+  ASSERT_FALSE(torn);
+  EXPECT_NE(torn.error().where.find("1.delta"), std::string::npos);
+  RestoreRequest req;
+  req.session = rig.session.id;
+  req.target = 0;
+  SnapshotManager fresh(*rig.store, [t = rig.tree](const std::string&) -> Result<std::shared_ptr<TreeFs>> {
+    return std::shared_ptr<TreeFs>(t);
+  });
+  EXPECT_FALSE(fresh.restore(req));
+  EXPECT_EQ(rig.tree->content("a"), "1");
+  // A "before" that is not what the base holds: the chain is broken.
+  std::string wrong = text;
+  const std::size_t minus = wrong.find("\n- e ");
+  ASSERT_NE(minus, std::string::npos);
+  const std::size_t size_at = wrong.find(" 1 ", minus);  // the size field of a's old entry ("0": 1 byte)
+  ASSERT_NE(size_at, std::string::npos);
+  wrong.replace(size_at, 3, " 7 ");
+  write_text(delta, wrong);
+  auto broken = rig.store->load_manifest(rig.session.id, 1);
+  ASSERT_FALSE(broken);
+  EXPECT_NE(broken.error().message.find("chain is broken"), std::string::npos);
+  std::string newer = text;
+  newer.replace(0, newer.find('\n'), "paddock-undo-delta 99");
+  auto nd = parse_delta(newer, "t");
+  ASSERT_FALSE(nd);
+  EXPECT_NE(nd.error().message.find("newer"), std::string::npos);
+}
+
+// A store written by the previous version (full manifests only, VERSION 1) is read, restored
+// from, and written on as version 2.
+TEST(Store, VersionOneStoreIsStillRead) {
+  FakeRig rig;
+  rig.tree->put_dir("d");
+  rig.tree->put_file("d/a", "0");
+  const std::string original = rig.tree->describe();
+  rig.snap();
+  rig.tree->put_file("d/a", "1");
+  rig.tree->put_file("b", "new");
+  rig.snap();
+  // Rewrite it as version 1 wrote it.
+  const std::string dir = rig.store->dir() + "/sessions/" + rig.session.id + "/";
+  for (int n = 0; n < 2; ++n) {
+    auto m = rig.store->load_manifest(rig.session.id, n);
+    ASSERT_TRUE(m);
+    std::string text = serialize_manifest(*m);
+    text.replace(0, text.find('\n'), "paddock-undo-manifest 1");
+    write_text(dir + std::to_string(n) + ".manifest", text);
+    fs::remove(dir + std::to_string(n) + ".delta");
+  }
+  std::string session = read_text(dir + "session.json");
+  session.replace(session.find("\"version\": 2"), 13, "\"version\": 1");
+  write_text(dir + "session.json", session);
+  write_text(rig.store->dir() + "/VERSION", "paddock-undo-store 1\n");
+  rig.mgr.reset();
+  rig.store.reset();
+  auto st = Store::open(rig.dir.path() + "/state/paddock/undo", false);
+  ASSERT_TRUE(st) << st.error().describe();
+  rig.store = std::move(*st);
+  rig.store->set_syncfs(false);
+  rig.mgr = std::make_unique<SnapshotManager>(*rig.store, [t = rig.tree](const std::string&) -> Result<std::shared_ptr<TreeFs>> {
+    return std::shared_ptr<TreeFs>(t);
+  });
+  auto out = rig.restore(0);
+  EXPECT_TRUE(out.applied);
+  EXPECT_EQ(rig.tree->describe(), original);
+  EXPECT_TRUE(fs::exists(dir + "2.delta"));  // the snapshots the restore took: deltas
+  EXPECT_EQ(read_text(rig.store->dir() + "/VERSION"), "paddock-undo-store 2\n");
+  auto back = rig.restore(out.before_snapshot);
+  EXPECT_TRUE(back.applied);
+  EXPECT_EQ(rig.tree->content("b"), "new");
 }
 
 TEST(Store, NewerVersionIsRefusedAndOthersCannotRead) {
@@ -455,6 +587,21 @@ TEST(Store, PruneKeepsSharedObjectsAndRemovesTheRest) {
   EXPECT_EQ(gc->objects_kept, 2u);
   EXPECT_TRUE(rig.store->has_object(sha256_hex("same in every session")));
   EXPECT_FALSE(rig.store->has_object(sha256_hex("first")));
+}
+
+// An object only a delta names (a file added after the first snapshot) is kept.
+TEST(Store, GarbageCollectionSeesTheDeltas) {
+  FakeRig rig;
+  rig.tree->put_file("a", "first");
+  rig.snap();
+  rig.tree->put_file("b", "only in snapshot 1");
+  rig.snap();
+  rig.tree->remove_tree("b");
+  rig.snap();
+  auto gc = rig.store->collect_garbage();
+  ASSERT_TRUE(gc) << gc.error().describe();
+  EXPECT_EQ(gc->objects_removed, 0u);
+  EXPECT_TRUE(rig.store->has_object(sha256_hex("only in snapshot 1")));
 }
 
 }  // namespace
