@@ -138,6 +138,18 @@ int main(int argc, char** argv) {
     t0 = std::chrono::steady_clock::now();
     std::string text = serialize_manifest(*m);
     std::printf("manifest_serialize_ms %.1f\nmanifest_bytes %zu\n", ms_since(t0), text.size());
+    // The walk of a snapshot alone (the metadata index in memory, nothing stored or written).
+    auto fs = open_real_tree(tree);
+    if (!fs) return die(fs.error());
+    ScanStats st;
+    t0 = std::chrono::steady_clock::now();
+    auto again = scan_root(**fs, tree, m->roots[0].excludes, &m->roots[0], nullptr, st);
+    if (!again) return die(again.error());
+    std::printf("scan_walk_ms %.1f\nscan_walk_files_read %llu\n", ms_since(t0),
+                static_cast<unsigned long long>(st.files_hashed));
+    struct stat ds;
+    const std::string delta = store_dir + "/sessions/" + session.id + "/" + std::to_string(ten->n) + ".delta";
+    if (::stat(delta.c_str(), &ds) == 0) std::printf("snapshot_10_changes_record_bytes %lld\n", static_cast<long long>(ds.st_size));
   }
 
   // The anchor: the same walk re-reading and re-hashing every file (no metadata index).

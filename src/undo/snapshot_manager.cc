@@ -614,6 +614,9 @@ Result<std::vector<SnapshotManager::Region>> SnapshotManager::regions(const Sess
       return std::any_of(filters.begin(), filters.end(),
                          [&](const std::string& f) { return rel_at_or_under(p, f) || rel_at_or_under(f, p); });
     };
+    auto under = [&](const std::string& p) {
+      return std::any_of(filters.begin(), filters.end(), [&](const std::string& f) { return rel_at_or_under(p, f); });
+    };
     auto fs_r = opener_(root);
     if (!fs_r) return std::move(fs_r).take_error();
     TreeFs& fs = **fs_r;
@@ -682,7 +685,9 @@ Result<std::vector<SnapshotManager::Region>> SnapshotManager::regions(const Sess
         extra.push_back(p);
       }
       if (*cur) {
-        const bool removed_dir = (*cur)->st.type == EntryType::Dir && pd && (!pd->b || pd->b->st.type != EntryType::Dir);
+        // Removed whole (below the paths asked for): all of it that L knew is in CHANGED.
+        const bool removed_dir = (*cur)->st.type == EntryType::Dir && pd && (!pd->b || pd->b->st.type != EntryType::Dir) &&
+                                 under(p);
         reg.current.entries.push_back(std::move(**cur));
         if (removed_dir) {
           if (auto r = unknown_below(p); !r) return std::move(r).take_error();

@@ -331,6 +331,48 @@ TEST(Undo, WhatWasAddedInARemovedDirectoryIsAConflict) {
   EXPECT_EQ(rig.tree->content("build/sub/mine"), "the user's");
 }
 
+// A restore in a process that did not take the snapshots (the CLI): the snapshots it records
+// are deltas whose "before" entries come from the store, and they materialize.
+TEST(Undo, ARestoreInAFreshProcessRecordsSoundDeltas) {
+  FakeRig rig;
+  rig.tree->put_file("keep", "k");
+  rig.snap("before");
+  rig.tree->put_dir("x");
+  rig.tree->put_file("x/a", "agent a");
+  rig.tree->put_file("x/b", "agent b");
+  rig.tree->put_file("keep", "agent");
+  rig.snap("after");
+  for (std::vector<std::string> paths : {std::vector<std::string>{"/fake/proj/x/a"}, std::vector<std::string>{}}) {
+    SnapshotManager fresh(*rig.store, [t = rig.tree](const std::string&) -> Result<std::shared_ptr<TreeFs>> {
+      return std::shared_ptr<TreeFs>(t);
+    });
+    RestoreRequest req;
+    req.session = rig.session.id;
+    req.target = 0;
+    req.paths = paths;
+    auto out = fresh.restore(req);
+    ASSERT_TRUE(out) << out.error().describe();
+    EXPECT_TRUE(out->applied);
+    auto s = rig.store->load_session(rig.session.id);
+    ASSERT_TRUE(s);
+    for (const auto& si : s->snapshots) {
+      auto m = rig.store->load_manifest(s->id, si.n);
+      ASSERT_TRUE(m) << si.n << ": " << m.error().describe();
+    }
+    ScanStats st;
+    auto walked = scan_root(*rig.tree, "/fake/proj", {}, nullptr, nullptr, st);
+    ASSERT_TRUE(walked);
+    Manifest w;
+    w.roots.push_back(std::move(*walked));
+    auto last = rig.store->load_manifest(s->id, s->snapshots.back().n);
+    ASSERT_TRUE(last);
+    EXPECT_TRUE(diff_manifests(*last, w).empty());
+    EXPECT_TRUE(diff_manifests(w, *last).empty());
+  }
+  EXPECT_FALSE(rig.tree->exists("x"));
+  EXPECT_EQ(rig.tree->content("keep"), "k");
+}
+
 TEST(Undo, UnknownSessionOrSnapshotIsAClearError) {
   FakeRig rig;
   rig.snap();
