@@ -917,6 +917,30 @@ Result<void> SnapshotManager::save_snapshot(const SessionInfo& s, int n, const M
   return {};
 }
 
+// A restore killed inside a write leaves the file it was making beside its name
+// (".paddock-undo-" and 16 hex digits, tree_fs.h): removed from the directories it was changing.
+Result<void> SnapshotManager::remove_leftovers(const std::vector<Region>& regs) {
+  for (const auto& reg : regs) {
+    auto fs = opener_(reg.current.root);
+    if (!fs) return std::move(fs).take_error();
+    std::set<std::string> dirs;
+    for (const auto& p : reg.recorded) dirs.insert(parent_rel(p));
+    for (const auto& dir : dirs) {
+      auto children = (*fs)->list(dir);
+      if (!children) continue;  // gone or not a directory: nothing was left there
+      for (const auto& c : *children) {
+        const bool ours = c.name.size() == 30 && c.name.compare(0, 14, ".paddock-undo-") == 0 &&
+                          c.name.find_first_not_of("0123456789abcdef", 14) == std::string::npos;
+        if (!ours || c.st.type == EntryType::Dir) continue;
+        const std::string p = join_rel(dir, c.name);
+        if (find_sorted(reg.target, p) != nullptr || find_sorted(reg.last, p) != nullptr) continue;
+        if (auto r = (*fs)->remove(p); !r && r.error().sys_errno != ENOENT) return r;
+      }
+    }
+  }
+  return {};
+}
+
 Result<std::optional<RestoreOutcome>> SnapshotManager::resume() {
   if (auto l = store_.lock(); !l) return std::move(l).take_error();
   auto j = store_.load_journal();
@@ -945,6 +969,7 @@ Result<std::optional<RestoreOutcome>> SnapshotManager::resume() {
   auto plan = make_plan(current, target, jr.paths, nullptr);
   if (!plan) return std::move(plan).take_error();
   RestoreOutcome out = plan->out;
+  if (auto r = remove_leftovers(*regs); !r) return std::move(r).take_error();
   if (auto r = execute(*plan, out.warnings); !r) return std::move(r).take_error();
   if (auto r = finish(*s, "restored to :" + std::to_string(jr.target) + " (resumed)", *regs, base_meta, &*last); !r) {
     return std::move(r).take_error();

@@ -121,6 +121,7 @@ class SnapshotManager {
                                       const std::vector<std::string>& paths, int target, bool store_objects,
                                       ScanStats& stats);
   Result<void> refresh(std::vector<Region>& regs, ScanStats& stats);
+  Result<void> remove_leftovers(const std::vector<Region>& regs);
   Result<void> record_derived(SessionInfo& s, SnapshotInfo info, const std::vector<Region>& regs,
                               std::vector<RootDelta>& base_meta, const Manifest* base_full);
   Result<void> finish(SessionInfo& s, const std::string& label, std::vector<Region>& regs,
