@@ -268,13 +268,14 @@ Result<std::string> Store::put_object(int src_fd, std::uint64_t* bytes_new, bool
     size += n;
   }
   std::string hash = h.hex_digest();
-  const bool pending = std::any_of(pending_.begin(), pending_.end(), [&](const Pending& p) { return p.hash == hash; });
+  const bool pending = pending_hashes_.count(hash) != 0;
   if (pending || has_object(hash)) {
     ::unlinkat(tmp_.get(), name.c_str(), 0);
     if (is_new) *is_new = false;
     return hash;
   }
   pending_.push_back({name, hash});
+  pending_hashes_.insert(hash);
   if (bytes_new) *bytes_new += size;
   if (is_new) *is_new = true;
   crash_point();
@@ -297,6 +298,7 @@ Result<void> Store::commit_objects() {
     crash_point();
   }
   pending_.clear();
+  pending_hashes_.clear();
   if (syncfs_ && ::syncfs(objects_.get()) != 0) return errno_error("syncfs", errno, dir_);
   return {};
 }
@@ -304,6 +306,7 @@ Result<void> Store::commit_objects() {
 void Store::discard_pending() {
   for (const auto& p : pending_) ::unlinkat(tmp_.get(), p.tmp_name.c_str(), 0);
   pending_.clear();
+  pending_hashes_.clear();
 }
 
 Result<sys::UniqueFd> Store::open_object(const std::string& hash) const {

@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "paddock/result.h"
@@ -134,6 +135,7 @@ class Store {
     std::string tmp_name, hash;
   };
   std::vector<Pending> pending_;
+  std::unordered_set<std::string> pending_hashes_;  // a first snapshot has 100,000s pending
   std::uint64_t tmp_counter_ = 0;
   bool syncfs_ = true;
   int version_ = kStoreVersion;  // of the VERSION file: 1 until the first delta is written
