@@ -4,7 +4,7 @@
 //   snapshot after 10 changes  vs  a full re-hash of the tree (the same scan with no index)
 //                              and the floor: the bare metadata walk (floor_walk below)
 //   where the rest goes: loading and serializing the manifest
-//   restore of those 10 files
+//   restore of those 10 files, and of the restore itself by a manager with nothing in memory
 //   store size after 10 sessions of 10 changed files each
 // Prints one "name value" line per figure.
 #include <fcntl.h>
@@ -172,6 +172,18 @@ int main(int argc, char** argv) {
   auto r = mgr.restore(req);
   if (!r) return die(r.error());
   std::printf("restore_10_files_ms %.1f\nrestore_changes %zu\n", ms_since(t0), r->changes.size());
+  // Undoing that restore from a manager that holds nothing in memory, as `paddock undo restore`
+  // in a new process does (everything from the store: deltas, no full manifest parsed).
+  {
+    SnapshotManager cold(**store);
+    RestoreRequest back;
+    back.session = session.id;
+    back.target = r->before_snapshot;
+    t0 = std::chrono::steady_clock::now();
+    auto b = cold.restore(back);
+    if (!b) return die(b.error());
+    std::printf("restore_back_cold_ms %.1f\nrestore_back_changes %zu\n", ms_since(t0), b->changes.size());
+  }
 
   // 10 more sessions of 10 changed files each.
   auto before = (*store)->object_bytes();

@@ -47,7 +47,7 @@ awk -v a="$(get snapshot_10_changes_ms)" -v b="$(get full_rehash_ms)" -v f="$(ge
   printf "ratio full_rehash / snapshot_10_changes: %.1fx\n", b / a
   printf "ratio snapshot_10_changes / floor_walk: %.2f\n", a / fl
   printf "ratio snapshot_unchanged / floor_walk: %.2f\n", u / fl
-  printf "ratio restore_10_files / floor_walk: %.2f\n", r / fl
+  printf "ratio restore_10_files / floor_walk: %.3f\n", r / fl
   printf "ratio first_snapshot / cp -a: %.2f\n", f / c
   printf "store growth over 10 sessions of 10 changes: %.1f KiB\n", (s10 - s1) / 1024
 }'
