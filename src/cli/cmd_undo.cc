@@ -314,7 +314,8 @@ int do_restore(const UndoFlags& f) {
   if (!plan) return fail(plan.error());
   const std::string target = req.session + ":" + std::to_string(req.target);
   if (plan->changes.empty()) {
-    std::fprintf(stderr, "[paddock] nothing to restore: the tree is already as %s\n", target.c_str());
+    // A restore changes what differs between the session's last snapshot and the target.
+    std::fprintf(stderr, "[paddock] nothing to restore: the session's last snapshot is already as %s\n", target.c_str());
     return 0;
   }
   for (const auto& c : plan->changes) std::printf("%s\n", change_line(c).c_str());
