@@ -477,7 +477,11 @@ Result<void> apply_delta(Manifest& m, const Delta& d, const std::string& where) 
       return e != nullptr && same_full_entry(*e, *c.before);
     });
     if (in_place && r.entries.size() == rd.entries) {
-      for (const auto& c : rd.changes) *const_cast<ManifestEntry*>(find_sorted(r, c.path)) = *c.after;
+      for (const auto& c : rd.changes) {
+        auto it = std::lower_bound(r.entries.begin(), r.entries.end(), c.path,
+                                   [](const ManifestEntry& e, const std::string& p) { return path_less(e.path, p); });
+        *it = *c.after;  // there: checked above
+      }
       r.entries_changed();
       r.started_ns = rd.meta.started_ns;
       r.excludes = rd.meta.excludes;
