@@ -450,27 +450,6 @@ RootManifest meta_only(const RootManifest& r) {
   return m;
 }
 
-// BASE with the entries of OVERLAY (sorted, path -> entry or nullopt: gone) put in, merged in
-// path order: a manifest derived without a walk.
-RootManifest overlay_root(const RootManifest& base, const std::vector<std::pair<std::string, std::optional<ManifestEntry>>>& overlay) {
-  RootManifest out = meta_only(base);
-  out.entries.reserve(base.entries.size() + overlay.size());
-  std::size_t i = 0, j = 0;
-  while (i < base.entries.size() || j < overlay.size()) {
-    const ManifestEntry* e = i < base.entries.size() ? &base.entries[i] : nullptr;
-    const auto* o = j < overlay.size() ? &overlay[j] : nullptr;
-    if (o && (!e || !path_less(e->path, o->first))) {
-      if (e && e->path == o->first) ++i;
-      if (o->second) out.entries.push_back(*o->second);
-      ++j;
-    } else {
-      out.entries.push_back(*e);
-      ++i;
-    }
-  }
-  return out;
-}
-
 bool absent_errno(int e) { return e == ENOENT || e == ENOTDIR || e == ELOOP; }
 
 }  // namespace
