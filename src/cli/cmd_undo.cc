@@ -118,13 +118,10 @@ nlohmann::json change_json(const Change& c) {
           {"type", std::string(1, static_cast<char>(c.type))}};
 }
 
-Result<std::vector<Change>> session_changes(const Store& store, const SessionInfo& s, int from, int to) {
+Result<std::vector<Change>> session_changes(Store& store, const SessionInfo& s, int from, int to) {
   if (s.snapshots.size() < 2) return std::vector<Change>{};
-  auto a = store.load_manifest(s.id, from);
-  if (!a) return std::move(a).take_error();
-  auto b = store.load_manifest(s.id, to);
-  if (!b) return std::move(b).take_error();
-  return undo::diff_manifests(*a, *b);
+  SnapshotManager mgr(store);  // from the deltas between them: no full manifest parsed
+  return mgr.changes(s, from, to);
 }
 
 std::string command_text(const std::vector<std::string>& cmd) {

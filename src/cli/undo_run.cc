@@ -92,9 +92,7 @@ std::vector<std::string> undo_after(UndoRun& u) {
   }
   const auto& s = *u.session;
   std::size_t changed = 0;
-  auto a = u.store->load_manifest(s.id, 0);
-  auto b = u.store->load_manifest(s.id, s.snapshots.back().n);
-  if (a && b) changed = undo::diff_manifests(*a, *b).size();
+  if (auto ch = u.mgr->changes(s, 0, s.snapshots.back().n)) changed = ch->size();
   lines.push_back("undo: session " + s.id + ", " + std::to_string(changed) + " change" + (changed == 1 ? "" : "s") +
                   " (paddock undo show " + s.id + "); paddock undo restore " + s.id + " takes them back");
   return lines;

@@ -69,6 +69,41 @@ std::string_view to_string(Change::Kind k) {
   return "modified";
 }
 
+namespace {
+
+// The change at PATH from EA to EB (at least one of them there, and not the same entry).
+Change make_change(const std::string& root, const std::string& path, const ManifestEntry* ea, const ManifestEntry* eb) {
+  Change c;
+  c.root = root;
+  c.path = path;
+  if (ea == nullptr) {
+    c.kind = Change::Kind::Added;
+  } else if (eb == nullptr) {
+    c.kind = Change::Kind::Deleted;
+  } else if (ea->st.type != eb->st.type) {
+    c.kind = Change::Kind::Type;
+  } else if (!same_content(*ea, *eb)) {
+    c.kind = eb->st.type == EntryType::Symlink ? Change::Kind::Symlink : Change::Kind::Modified;
+  } else {
+    c.kind = Change::Kind::Mode;
+  }
+  const ManifestEntry* e = eb ? eb : ea;
+  c.type = e->st.type;
+  if (ea) {
+    c.old_mode = ea->st.mode;
+    c.old_hash = ea->hash;
+    c.old_target = ea->target;
+  }
+  if (eb) {
+    c.new_mode = eb->st.mode;
+    c.new_hash = eb->hash;
+    c.new_target = eb->target;
+  }
+  return c;
+}
+
+}  // namespace
+
 std::vector<Change> diff_manifests(const Manifest& a, const Manifest& b) {
   std::vector<Change> out;
   for (const auto& rb : b.roots) {
@@ -85,33 +120,7 @@ std::vector<Change> diff_manifests(const Manifest& a, const Manifest& b) {
       const auto* ea = ab.first;
       const auto* eb = ab.second;
       if (same_entry(ea, eb)) continue;
-      Change c;
-      c.root = rb.root;
-      c.path = p;
-      if (ea == nullptr) {
-        c.kind = Change::Kind::Added;
-      } else if (eb == nullptr) {
-        c.kind = Change::Kind::Deleted;
-      } else if (ea->st.type != eb->st.type) {
-        c.kind = Change::Kind::Type;
-      } else if (!same_content(*ea, *eb)) {
-        c.kind = eb->st.type == EntryType::Symlink ? Change::Kind::Symlink : Change::Kind::Modified;
-      } else {
-        c.kind = Change::Kind::Mode;
-      }
-      const ManifestEntry* e = eb ? eb : ea;
-      c.type = e->st.type;
-      if (ea) {
-        c.old_mode = ea->st.mode;
-        c.old_hash = ea->hash;
-        c.old_target = ea->target;
-      }
-      if (eb) {
-        c.new_mode = eb->st.mode;
-        c.new_hash = eb->hash;
-        c.new_target = eb->target;
-      }
-      out.push_back(std::move(c));
+      out.push_back(make_change(rb.root, p, ea, eb));
     }
   }
   return out;
@@ -453,6 +462,18 @@ RootManifest meta_only(const RootManifest& r) {
 bool absent_errno(int e) { return e == ENOENT || e == ENOTDIR || e == ELOOP; }
 
 }  // namespace
+
+Result<std::vector<Change>> SnapshotManager::changes(const SessionInfo& s, int from, int to) {
+  auto diffs = changes_between(s, from, to);
+  if (!diffs) return std::move(diffs).take_error();
+  std::vector<Change> out;
+  for (const auto& d : *diffs) {
+    for (const auto& pd : d.diffs) {
+      out.push_back(make_change(d.b.meta.root, pd.path, pd.a ? &*pd.a : nullptr, pd.b ? &*pd.b : nullptr));
+    }
+  }
+  return out;
+}
 
 Result<std::vector<RootDiff>> SnapshotManager::changes_between(const SessionInfo& s, int a, int b) {
   const int lo = std::min(a, b), hi = std::max(a, b);

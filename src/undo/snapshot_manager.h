@@ -92,6 +92,10 @@ class SnapshotManager {
   // Snapshot n = session.snapshots.size(); the session is saved with it.
   Result<SnapshotInfo> snapshot(SessionInfo& session, const std::string& label, const ScanProgress& progress = {});
 
+  // What changed from snapshot FROM to TO of S, in path order: diff_manifests of the two, from
+  // the deltas between them (no full manifest parsed when they are there).
+  Result<std::vector<Change>> changes(const SessionInfo& s, int from, int to);
+
   Result<RestoreOutcome> restore(const RestoreRequest& req);
   // Finishes a restore a crash interrupted. Nothing to do: nullopt.
   Result<std::optional<RestoreOutcome>> resume();

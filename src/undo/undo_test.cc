@@ -449,6 +449,20 @@ TEST(Undo, PropertyRandomHistoriesRestoreExactly) {
             << "seed " << seed << " snapshot " << n << " " << walked->entries[i].path;
       }
       EXPECT_EQ(rig.session.snapshots.back().entries + 1, walked->entries.size());  // the root is not counted
+      // The changes from the deltas are the diff of the two whole manifests, both ways.
+      auto first = rig.store->load_manifest(rig.session.id, 0);
+      ASSERT_TRUE(first);
+      for (auto [from, to] : {std::pair{0, n}, std::pair{n, 0}}) {
+        auto ch = rig.mgr->changes(rig.session, from, to);
+        ASSERT_TRUE(ch) << ch.error().describe();
+        auto want = from == 0 ? diff_manifests(*first, *stored) : diff_manifests(*stored, *first);
+        ASSERT_EQ(ch->size(), want.size()) << "seed " << seed << " " << from << "->" << to;
+        for (std::size_t i = 0; i < want.size(); ++i) {
+          EXPECT_EQ((*ch)[i].path, want[i].path);
+          EXPECT_EQ((*ch)[i].kind, want[i].kind);
+          EXPECT_EQ((*ch)[i].new_hash, want[i].new_hash);
+        }
+      }
     }
     for (int k = 0; k < 8; ++k) {
       int n = rng() % trees.size();
