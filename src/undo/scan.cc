@@ -36,6 +36,7 @@ Result<RootManifest> scan_root(TreeFs& fs, const std::string& root, const std::v
   out.root = root;
   out.excludes = excludes;
   out.started_ns = fs.now_ns();
+  if (prev != nullptr) out.entries.reserve(prev->entries.size() + prev->entries.size() / 16);
   // Entries the previous scan saw with a ctime this close to its start are read again.
   const std::int64_t trusted_before = prev ? prev->started_ns - fs.timestamp_granularity_ns() : 0;
 
