@@ -2,13 +2,19 @@
 // in the same run (bench/undo_bench.sh makes the tree and runs `cp -a` beside it).
 //   first snapshot             (time, bytes stored)
 //   snapshot after 10 changes  vs  a full re-hash of the tree (the same scan with no index)
-//   restore of those 10 files
+//                              and the floor: the bare metadata walk (floor_walk below)
+//   where the rest goes: loading and serializing the manifest
+//   restore of those 10 files, and of the restore itself by a manager with nothing in memory
 //   store size after 10 sessions of 10 changed files each
 // Prints one "name value" line per figure.
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -30,6 +36,42 @@ void change_ten(const std::string& tree, int round) {
     std::string p = tree + "/d" + std::to_string(i) + "/d" + std::to_string(i) + "/f" + std::to_string(i) + ".txt";
     std::ofstream(p, std::ios::app) << "change " << round << "\n";
   }
+}
+
+// The floor: the bare metadata walk every snapshot must do at least once (open each directory
+// with O_NOFOLLOW, getdents64, fstatat each entry without following), nothing else: no names
+// kept, no sorting, no manifest. Returns the entries seen.
+std::uint64_t floor_walk(int dirfd) {
+  std::uint64_t n = 0;
+  alignas(8) char buf[1 << 15];
+  for (;;) {
+    long got = ::syscall(SYS_getdents64, dirfd, buf, sizeof(buf));
+    if (got <= 0) break;
+    for (long off = 0; off < got;) {
+      struct Dirent64 {
+        ino64_t d_ino;
+        off64_t d_off;
+        unsigned short d_reclen;
+        unsigned char d_type;
+        char d_name[];
+      };
+      auto* de = reinterpret_cast<Dirent64*>(buf + off);
+      off += de->d_reclen;
+      const char* name = de->d_name;
+      if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
+      struct stat st;
+      if (::fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      ++n;
+      if (S_ISDIR(st.st_mode)) {
+        int sub = ::openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub >= 0) {
+          n += floor_walk(sub);
+          ::close(sub);
+        }
+      }
+    }
+  }
+  return n;
 }
 
 int die(const paddock::Error& e) {
@@ -73,6 +115,43 @@ int main(int argc, char** argv) {
   std::printf("snapshot_10_changes_ms %.1f\nsnapshot_10_changes_files_read %llu\n", ms_since(t0),
               static_cast<unsigned long long>(ten->files_hashed));
 
+  // The floor: the bare metadata walk of the same tree, best of three (warm cache).
+  {
+    double best = 1e18;
+    std::uint64_t seen = 0;
+    for (int k = 0; k < 3; ++k) {
+      int fd = ::open(tree.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0) return 1;
+      t0 = std::chrono::steady_clock::now();
+      seen = floor_walk(fd);
+      best = std::min(best, ms_since(t0));
+      ::close(fd);
+    }
+    std::printf("floor_walk_ms %.1f\nfloor_walk_entries %llu\n", best, static_cast<unsigned long long>(seen));
+  }
+  // Where a snapshot's time goes besides the walk: the manifest it reads and writes.
+  {
+    t0 = std::chrono::steady_clock::now();
+    auto m = (*store)->load_manifest(session.id, ten->n);
+    if (!m) return die(m.error());
+    std::printf("manifest_load_ms %.1f\n", ms_since(t0));
+    t0 = std::chrono::steady_clock::now();
+    std::string text = serialize_manifest(*m);
+    std::printf("manifest_serialize_ms %.1f\nmanifest_bytes %zu\n", ms_since(t0), text.size());
+    // The walk of a snapshot alone (the metadata index in memory, nothing stored or written).
+    auto fs = open_real_tree(tree);
+    if (!fs) return die(fs.error());
+    ScanStats st;
+    t0 = std::chrono::steady_clock::now();
+    auto again = scan_root(**fs, tree, m->roots[0].excludes, &m->roots[0], nullptr, st);
+    if (!again) return die(again.error());
+    std::printf("scan_walk_ms %.1f\nscan_walk_files_read %llu\n", ms_since(t0),
+                static_cast<unsigned long long>(st.files_hashed));
+    struct stat ds;
+    const std::string delta = store_dir + "/sessions/" + session.id + "/" + std::to_string(ten->n) + ".delta";
+    if (::stat(delta.c_str(), &ds) == 0) std::printf("snapshot_10_changes_record_bytes %lld\n", static_cast<long long>(ds.st_size));
+  }
+
   // The anchor: the same walk re-reading and re-hashing every file (no metadata index).
   {
     auto fs = open_real_tree(tree);
@@ -93,6 +172,18 @@ int main(int argc, char** argv) {
   auto r = mgr.restore(req);
   if (!r) return die(r.error());
   std::printf("restore_10_files_ms %.1f\nrestore_changes %zu\n", ms_since(t0), r->changes.size());
+  // Undoing that restore from a manager that holds nothing in memory, as `paddock undo restore`
+  // in a new process does (everything from the store: deltas, no full manifest parsed).
+  {
+    SnapshotManager cold(**store);
+    RestoreRequest back;
+    back.session = session.id;
+    back.target = r->before_snapshot;
+    t0 = std::chrono::steady_clock::now();
+    auto b = cold.restore(back);
+    if (!b) return die(b.error());
+    std::printf("restore_back_cold_ms %.1f\nrestore_back_changes %zu\n", ms_since(t0), b->changes.size());
+  }
 
   // 10 more sessions of 10 changed files each.
   auto before = (*store)->object_bytes();

@@ -2,7 +2,8 @@
 # Undo on a tree of 100,000 files (a few KiB each, nested like a repository), on this machine's
 # disk, every figure against its anchor in the same run (docs/benchmarks.md):
 #   first snapshot vs `cp -a` of the same tree; snapshot after 10 changes vs a full re-hash;
-#   restore of those 10 files; store size after 10 sessions of 10 changed files each.
+#   restore of those 10 files; store size after 10 sessions of 10 changed files each; and the
+#   floor: the bare metadata walk (getdents64 + fstatat, nothing kept) of the same tree.
 # usage: bench/undo_bench.sh [BUILD_DIR] [FILES]   (default build, 100000)
 set -euo pipefail
 build=${1:-build}
@@ -41,8 +42,12 @@ out=$("$bin" "$tree" "$work/state")
 echo "$out"
 get() { echo "$out" | awk -v k="$1" '$1==k {print $2}'; }
 awk -v a="$(get snapshot_10_changes_ms)" -v b="$(get full_rehash_ms)" -v f="$(get first_snapshot_ms)" -v c="$cp_ms" \
+    -v fl="$(get floor_walk_ms)" -v u="$(get snapshot_unchanged_ms)" -v r="$(get restore_10_files_ms)" \
     -v s1="$(get store_bytes_after_first)" -v s10="$(get store_bytes_after_10_sessions)" 'BEGIN {
   printf "ratio full_rehash / snapshot_10_changes: %.1fx\n", b / a
+  printf "ratio snapshot_10_changes / floor_walk: %.2f\n", a / fl
+  printf "ratio snapshot_unchanged / floor_walk: %.2f\n", u / fl
+  printf "ratio restore_10_files / floor_walk: %.3f\n", r / fl
   printf "ratio first_snapshot / cp -a: %.2f\n", f / c
   printf "store growth over 10 sessions of 10 changes: %.1f KiB\n", (s10 - s1) / 1024
 }'

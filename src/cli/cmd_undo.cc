@@ -118,13 +118,10 @@ nlohmann::json change_json(const Change& c) {
           {"type", std::string(1, static_cast<char>(c.type))}};
 }
 
-Result<std::vector<Change>> session_changes(const Store& store, const SessionInfo& s, int from, int to) {
+Result<std::vector<Change>> session_changes(Store& store, const SessionInfo& s, int from, int to) {
   if (s.snapshots.size() < 2) return std::vector<Change>{};
-  auto a = store.load_manifest(s.id, from);
-  if (!a) return std::move(a).take_error();
-  auto b = store.load_manifest(s.id, to);
-  if (!b) return std::move(b).take_error();
-  return undo::diff_manifests(*a, *b);
+  SnapshotManager mgr(store);  // from the deltas between them: no full manifest parsed
+  return mgr.changes(s, from, to);
 }
 
 std::string command_text(const std::vector<std::string>& cmd) {
@@ -314,7 +311,8 @@ int do_restore(const UndoFlags& f) {
   if (!plan) return fail(plan.error());
   const std::string target = req.session + ":" + std::to_string(req.target);
   if (plan->changes.empty()) {
-    std::fprintf(stderr, "[paddock] nothing to restore: the tree is already as %s\n", target.c_str());
+    // A restore changes what differs between the session's last snapshot and the target.
+    std::fprintf(stderr, "[paddock] nothing to restore: the session's last snapshot is already as %s\n", target.c_str());
     return 0;
   }
   for (const auto& c : plan->changes) std::printf("%s\n", change_line(c).c_str());

@@ -121,20 +121,16 @@ std::vector<std::string> undo_after(UndoRun& u) {
   if (!u.error.empty()) {
     lines.push_back("undo: incomplete: " + u.error);
     if (u.session && !u.session->snapshots.empty()) {
-      // Without a last snapshot every change since the first looks like the host's own (a
-      // conflict): --force, said plainly.
-      lines.push_back("undo: paddock undo restore --force " + u.session->id +
-                      ":0 brings back the tree as it was before the run (without the last snapshot, every change "
-                      "since the first counts as changed after the run: check `paddock undo restore --dry-run --force " +
-                      u.session->id + ":0` first)");
+      // The restore snapshots the tree first (the session is marked incomplete), then restores.
+      lines.push_back("undo: paddock undo restore " + u.session->id +
+                      ":0 brings back the tree as it was before the run (it snapshots the tree as it is first; "
+                      "that needs room in the store)");
     }
     return lines;
   }
   const auto& s = *u.session;
   std::size_t changed = 0;
-  auto a = u.store->load_manifest(s.id, 0);
-  auto b = u.store->load_manifest(s.id, s.snapshots.back().n);
-  if (a && b) changed = undo::diff_manifests(*a, *b).size();
+  if (auto ch = u.mgr->changes(s, 0, s.snapshots.back().n)) changed = ch->size();
   lines.push_back("undo: session " + s.id + ", " + std::to_string(changed) + " change" + (changed == 1 ? "" : "s") +
                   " (paddock undo show " + s.id + "); paddock undo restore " + s.id + " takes them back");
   return lines;

@@ -41,6 +41,7 @@ Result<FakeTreeFs::Node*> FakeTreeFs::parent_dir(const std::string& path) {
 }
 
 Result<std::vector<TreeChild>> FakeTreeFs::list(const std::string& dir) {
+  ++lists;
   if (!dir.empty()) {
     auto pd = parent_dir(dir);
     if (!pd) return std::move(pd).take_error();

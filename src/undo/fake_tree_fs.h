@@ -43,6 +43,7 @@ class FakeTreeFs final : public TreeFs {
   std::vector<std::string> paths() const;
 
   int files_opened = 0;  // open_file calls: what the engine read
+  int lists = 0;         // list calls: directories the engine walked
 
  private:
   struct Node {

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -63,6 +64,15 @@ FileStat from_stat(const struct stat& st) {
   return f;
 }
 
+// The kernel's struct linux_dirent64 (glibc has no getdents64 before 2.30's wrapper).
+struct Dirent64 {
+  ino64_t d_ino;
+  off64_t d_off;
+  unsigned short d_reclen;
+  unsigned char d_type;
+  char d_name[];
+};
+
 std::string temp_name() {
   static std::mt19937_64 rng{std::random_device{}()};
   char buf[48];
@@ -77,29 +87,27 @@ class RealTreeFs final : public TreeFs {
   Result<std::vector<TreeChild>> list(const std::string& dir) override {
     auto fd = dir_fd(dir);
     if (!fd) return std::move(fd).take_error();
-    int own = ::openat(*fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (own < 0) return errno_error("cannot open", errno, where(dir));
-    DIR* d = ::fdopendir(own);
-    if (d == nullptr) {
-      int e = errno;
-      ::close(own);
-      return errno_error("cannot read", e, where(dir));
-    }
+    // getdents64 on the kept descriptor itself (rewound): no second open, no DIR buffer.
+    if (::lseek(*fd, 0, SEEK_SET) != 0) return errno_error("cannot read", errno, where(dir));
     std::vector<TreeChild> out;
-    errno = 0;
-    while (struct dirent* de = ::readdir(d)) {
-      const char* n = de->d_name;
-      if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0))) continue;
-      struct stat st;
-      if (::fstatat(::dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-        if (errno == ENOENT) continue;  // gone since readdir
-        int e = errno;
-        ::closedir(d);
-        return errno_error("cannot stat", e, where(join_rel(dir, n)));
+    alignas(8) char buf[1 << 15];
+    for (;;) {
+      long got = sys::retry_eintr([&] { return ::syscall(SYS_getdents64, *fd, buf, sizeof(buf)); });
+      if (got < 0) return errno_error("cannot read", errno, where(dir));
+      if (got == 0) break;
+      for (long off = 0; off < got;) {
+        const auto* de = reinterpret_cast<const Dirent64*>(buf + off);
+        off += de->d_reclen;
+        const char* n = de->d_name;
+        if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0))) continue;
+        struct stat st;
+        if (::fstatat(*fd, n, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+          if (errno == ENOENT) continue;  // gone since it was listed
+          return errno_error("cannot stat", errno, where(join_rel(dir, n)));
+        }
+        out.push_back({n, from_stat(st)});
       }
-      out.push_back({n, from_stat(st)});
     }
-    ::closedir(d);
     return out;
   }
 

@@ -9,7 +9,6 @@
 #include "undo/sha256.h"
 
 namespace paddock::undo {
-namespace {
 
 Result<std::string> hash_fd(int fd, std::uint64_t& bytes) {
   Sha256 h;
@@ -30,8 +29,6 @@ bool same_meta(const FileStat& a, const FileStat& b) {
          a.ctime_ns == b.ctime_ns;
 }
 
-}  // namespace
-
 Result<RootManifest> scan_root(TreeFs& fs, const std::string& root, const std::vector<Exclude>& excludes,
                                const RootManifest* prev, Store* store, ScanStats& stats,
                                const ScanProgress& progress) {
@@ -39,6 +36,7 @@ Result<RootManifest> scan_root(TreeFs& fs, const std::string& root, const std::v
   out.root = root;
   out.excludes = excludes;
   out.started_ns = fs.now_ns();
+  if (prev != nullptr) out.entries.reserve(prev->entries.size() + prev->entries.size() / 16);
   // Entries the previous scan saw with a ctime this close to its start are read again.
   const std::int64_t trusted_before = prev ? prev->started_ns - fs.timestamp_granularity_ns() : 0;
 
@@ -46,6 +44,16 @@ Result<RootManifest> scan_root(TreeFs& fs, const std::string& root, const std::v
   if (!root_st) return std::move(root_st).take_error();
   if (root_st->type != EntryType::Dir) return make_error("not a directory", root);
   out.entries.push_back({"", *root_st, {}, {}});
+
+  // PREV is in path_less order, as the walk is: it is merged in with a cursor (no hash map). An
+  // entry out of order is only missed: its file is read again.
+  std::size_t cursor = 0;
+  auto prev_entry = [&](const std::string& path) -> const ManifestEntry* {
+    if (prev == nullptr) return nullptr;
+    const auto& pe = prev->entries;
+    while (cursor < pe.size() && path_less(pe[cursor].path, path)) ++cursor;
+    return cursor < pe.size() && pe[cursor].path == path ? &pe[cursor] : nullptr;
+  };
 
   std::uint64_t last_progress = 0;
   // Depth-first, children in name order: entries come out in path_less order.
@@ -65,7 +73,7 @@ Result<RootManifest> scan_root(TreeFs& fs, const std::string& root, const std::v
       ManifestEntry e{path, c.st, {}, {}};
       switch (c.st.type) {
         case EntryType::File: {
-          const ManifestEntry* p = prev ? prev->find(path) : nullptr;
+          const ManifestEntry* p = prev_entry(path);
           if (p != nullptr && same_meta(p->st, c.st) && p->st.ctime_ns < trusted_before && !p->hash.empty()) {
             e.hash = p->hash;
             break;

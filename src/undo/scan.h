@@ -23,6 +23,11 @@ struct ScanStats {
 };
 using ScanProgress = std::function<void(const ScanStats&)>;
 
+// The SHA-256 of FD's content (read from offset 0); BYTES counts what was read.
+Result<std::string> hash_fd(int fd, std::uint64_t& bytes);
+// The same metadata (type, dev, inode, size, mtime, ctime): a file that kept them kept its content.
+bool same_meta(const FileStat& a, const FileStat& b);
+
 // Scans FS (rooted at ROOT, an absolute path recorded in the manifest). PREV, when given, is the
 // metadata index. With STORE, the content of every file read is stored (pending until
 // Store::commit_objects); without, files are only hashed.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -68,6 +69,41 @@ std::string_view to_string(Change::Kind k) {
   return "modified";
 }
 
+namespace {
+
+// The change at PATH from EA to EB (at least one of them there, and not the same entry).
+Change make_change(const std::string& root, const std::string& path, const ManifestEntry* ea, const ManifestEntry* eb) {
+  Change c;
+  c.root = root;
+  c.path = path;
+  if (ea == nullptr) {
+    c.kind = Change::Kind::Added;
+  } else if (eb == nullptr) {
+    c.kind = Change::Kind::Deleted;
+  } else if (ea->st.type != eb->st.type) {
+    c.kind = Change::Kind::Type;
+  } else if (!same_content(*ea, *eb)) {
+    c.kind = eb->st.type == EntryType::Symlink ? Change::Kind::Symlink : Change::Kind::Modified;
+  } else {
+    c.kind = Change::Kind::Mode;
+  }
+  const ManifestEntry* e = eb ? eb : ea;
+  c.type = e->st.type;
+  if (ea) {
+    c.old_mode = ea->st.mode;
+    c.old_hash = ea->hash;
+    c.old_target = ea->target;
+  }
+  if (eb) {
+    c.new_mode = eb->st.mode;
+    c.new_hash = eb->hash;
+    c.new_target = eb->target;
+  }
+  return c;
+}
+
+}  // namespace
+
 std::vector<Change> diff_manifests(const Manifest& a, const Manifest& b) {
   std::vector<Change> out;
   for (const auto& rb : b.roots) {
@@ -84,33 +120,7 @@ std::vector<Change> diff_manifests(const Manifest& a, const Manifest& b) {
       const auto* ea = ab.first;
       const auto* eb = ab.second;
       if (same_entry(ea, eb)) continue;
-      Change c;
-      c.root = rb.root;
-      c.path = p;
-      if (ea == nullptr) {
-        c.kind = Change::Kind::Added;
-      } else if (eb == nullptr) {
-        c.kind = Change::Kind::Deleted;
-      } else if (ea->st.type != eb->st.type) {
-        c.kind = Change::Kind::Type;
-      } else if (!same_content(*ea, *eb)) {
-        c.kind = eb->st.type == EntryType::Symlink ? Change::Kind::Symlink : Change::Kind::Modified;
-      } else {
-        c.kind = Change::Kind::Mode;
-      }
-      const ManifestEntry* e = eb ? eb : ea;
-      c.type = e->st.type;
-      if (ea) {
-        c.old_mode = ea->st.mode;
-        c.old_hash = ea->hash;
-        c.old_target = ea->target;
-      }
-      if (eb) {
-        c.new_mode = eb->st.mode;
-        c.new_hash = eb->hash;
-        c.new_target = eb->target;
-      }
-      out.push_back(std::move(c));
+      out.push_back(make_change(rb.root, p, ea, eb));
     }
   }
   return out;
@@ -172,16 +182,29 @@ Result<Manifest> SnapshotManager::scan(const SessionInfo& s, const Manifest* pre
   return m;
 }
 
+const Manifest* SnapshotManager::cached(const std::string& id, int n) const {
+  return last_ && last_->id == id && last_->n == n ? &last_->m : nullptr;
+}
+
+void SnapshotManager::remember(const std::string& id, int n, Manifest m) {
+  last_ = Cached{id, n, std::move(m)};
+}
+
 Result<SnapshotInfo> SnapshotManager::snapshot(SessionInfo& s, const std::string& label, const ScanProgress& progress) {
   if (auto l = store_.lock(); !l) return std::move(l).take_error();
   const auto t0 = std::chrono::steady_clock::now();
-  std::optional<Manifest> prev;
+  const Manifest* prev = nullptr;
+  std::optional<Manifest> loaded;
   if (!s.snapshots.empty()) {
-    auto p = store_.load_manifest(s.id, s.snapshots.back().n);
-    if (p) prev = std::move(*p);  // no index: everything is read again, nothing is lost
+    prev = cached(s.id, s.snapshots.back().n);
+    if (prev == nullptr) {
+      auto p = store_.load_manifest(s.id, s.snapshots.back().n);
+      if (p) loaded = std::move(*p);  // no index: everything is read again, nothing is lost
+      prev = loaded ? &*loaded : nullptr;
+    }
   }
   ScanStats stats;
-  auto m = scan(s, prev ? &*prev : nullptr, true, stats, progress);
+  auto m = scan(s, prev, true, stats, progress);
   auto fail = [&](Error e) -> Result<SnapshotInfo> {
     store_.discard_pending();
     s.incomplete = e.describe();
@@ -202,13 +225,14 @@ Result<SnapshotInfo> SnapshotManager::snapshot(SessionInfo& s, const std::string
   si.bytes_new = stats.bytes_new;
   si.elapsed_us =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
-  if (auto w = store_.save_manifest(s.id, si.n, *m); !w) return fail(std::move(w).take_error());
+  if (auto w = save_snapshot(s, si.n, *m, prev); !w) return fail(std::move(w).take_error());
   s.snapshots.push_back(si);
   s.incomplete.clear();
   if (auto w = store_.save_session(s); !w) {
     s.snapshots.pop_back();
     return std::move(w).take_error();
   }
+  remember(s.id, si.n, std::move(*m));
   return si;
 }
 
@@ -403,6 +427,316 @@ Result<void> SnapshotManager::execute(const RestorePlan& plan, std::vector<std::
   return {};
 }
 
+namespace {
+
+// The entries whose content, type or mode differ between A and B (both in path_less order).
+std::vector<PathDiff> diff_root_entries(const RootManifest& a, const RootManifest& b) {
+  std::vector<PathDiff> out;
+  std::size_t i = 0, j = 0;
+  while (i < a.entries.size() || j < b.entries.size()) {
+    const ManifestEntry* ea = i < a.entries.size() ? &a.entries[i] : nullptr;
+    const ManifestEntry* eb = j < b.entries.size() ? &b.entries[j] : nullptr;
+    if (ea && eb && ea->path == eb->path) {
+      if (!same_entry(ea, eb)) out.push_back({ea->path, *ea, *eb});
+      ++i, ++j;
+    } else if (ea && (!eb || path_less(ea->path, eb->path))) {
+      out.push_back({ea->path, *ea, std::nullopt});
+      ++i;
+    } else {
+      out.push_back({eb->path, std::nullopt, *eb});
+      ++j;
+    }
+  }
+  return out;
+}
+
+RootManifest meta_only(const RootManifest& r) {
+  RootManifest m;
+  m.root = r.root;
+  m.started_ns = r.started_ns;
+  m.excludes = r.excludes;
+  m.notes = r.notes;
+  return m;
+}
+
+bool absent_errno(int e) { return e == ENOENT || e == ENOTDIR || e == ELOOP; }
+
+}  // namespace
+
+Result<std::vector<Change>> SnapshotManager::changes(const SessionInfo& s, int from, int to) {
+  auto diffs = changes_between(s, from, to);
+  if (!diffs) return std::move(diffs).take_error();
+  std::vector<Change> out;
+  for (const auto& d : *diffs) {
+    for (const auto& pd : d.diffs) {
+      out.push_back(make_change(d.b.meta.root, pd.path, pd.a ? &*pd.a : nullptr, pd.b ? &*pd.b : nullptr));
+    }
+  }
+  return out;
+}
+
+Result<std::vector<RootDiff>> SnapshotManager::changes_between(const SessionInfo& s, int a, int b) {
+  const int lo = std::min(a, b), hi = std::max(a, b);
+  std::vector<Delta> chain;
+  for (int n = lo + 1; n <= hi; ++n) {
+    auto d = store_.load_delta(s.id, n);
+    if (!d) return std::move(d).take_error();
+    if (!*d) break;  // stored only in full (a version 1 store): compared in full below
+    chain.push_back(std::move(**d));
+  }
+  std::vector<RootDiff> out;
+  if (static_cast<int>(chain.size()) == hi - lo) {
+    // The deltas between them, composed: a path's entry at LO is the "before" of the first delta
+    // naming it, at HI the "after" of the last.
+    auto ma = store_.load_meta(s.id, a);
+    if (!ma) return std::move(ma).take_error();
+    auto mb = store_.load_meta(s.id, b);
+    if (!mb) return std::move(mb).take_error();
+    if (ma->size() != mb->size()) return make_error("snapshots " + std::to_string(a) + " and " + std::to_string(b) + " have other roots");
+    for (std::size_t k = 0; k < mb->size(); ++k) {
+      std::map<std::string, std::pair<std::optional<ManifestEntry>, std::optional<ManifestEntry>>,
+               bool (*)(const std::string&, const std::string&)>
+          ends(path_less);
+      for (const auto& d : chain) {
+        if (k >= d.roots.size() || d.roots[k].meta.root != (*mb)[k].meta.root) {
+          return make_error("a delta of session " + s.id + " has other roots than its snapshots");
+        }
+        for (const auto& c : d.roots[k].changes) {
+          auto [it, fresh] = ends.try_emplace(c.path, c.before, c.after);
+          if (!fresh) it->second.second = c.after;
+        }
+      }
+      RootDiff rd{std::move((*ma)[k]), std::move((*mb)[k]), {}};
+      for (auto& [p, ends_lo_hi] : ends) {
+        auto& [at_lo, at_hi] = ends_lo_hi;
+        const ManifestEntry* ea = a == lo ? (at_lo ? &*at_lo : nullptr) : (at_hi ? &*at_hi : nullptr);
+        const ManifestEntry* eb = a == lo ? (at_hi ? &*at_hi : nullptr) : (at_lo ? &*at_lo : nullptr);
+        if (same_entry(ea, eb)) continue;
+        rd.diffs.push_back({p, ea ? std::optional<ManifestEntry>(*ea) : std::nullopt,
+                            eb ? std::optional<ManifestEntry>(*eb) : std::nullopt});
+      }
+      out.push_back(std::move(rd));
+    }
+    return out;
+  }
+  auto full = [&](int n, std::optional<Manifest>& keep) -> Result<const Manifest*> {
+    if (const Manifest* c = cached(s.id, n)) return c;
+    auto m = store_.load_manifest(s.id, n);
+    if (!m) return std::move(m).take_error();
+    keep = std::move(*m);
+    return &*keep;
+  };
+  std::optional<Manifest> ka, kb;
+  auto ma = full(a, ka);
+  if (!ma) return std::move(ma).take_error();
+  auto mb = full(b, kb);
+  if (!mb) return std::move(mb).take_error();
+  for (const auto& rb : (*mb)->roots) {
+    const RootManifest* ra = (*ma)->find_root(rb.root);
+    if (ra == nullptr) return make_error("snapshot " + std::to_string(a) + " has no root " + rb.root);
+    out.push_back({{meta_only(*ra), ra->entries.size(), {}}, {meta_only(rb), rb.entries.size(), {}}, diff_root_entries(*ra, rb)});
+  }
+  return out;
+}
+
+// The entry at PATH as the tree holds it now, or nullopt when nothing is there (or a symlink or
+// file is where a directory on the way should be). A file keeps KNOWN's object when its metadata
+// match and its ctime is older than TRUSTED_BEFORE (the racily-clean rule of scan.h); otherwise
+// it is read (and stored, with STORE).
+Result<std::optional<ManifestEntry>> SnapshotManager::current_entry(TreeFs& fs, const std::string& root,
+                                                                   const std::string& path, const ManifestEntry* known,
+                                                                   std::int64_t trusted_before, bool store_objects,
+                                                                   ScanStats& stats) {
+  using Out = std::optional<ManifestEntry>;
+  auto st = fs.stat(path);
+  if (!st) {
+    if (absent_errno(st.error().sys_errno)) return Out();
+    return std::move(st).take_error();
+  }
+  ManifestEntry e{path, *st, {}, {}};
+  ++stats.entries;
+  if (st->type == EntryType::File) {
+    if (known && known->st.type == EntryType::File && same_meta(known->st, *st) && known->st.ctime_ns < trusted_before &&
+        !known->hash.empty()) {
+      e.hash = known->hash;
+      return Out(std::move(e));
+    }
+    auto fd = fs.open_file(path);
+    if (!fd) {
+      if (absent_errno(fd.error().sys_errno)) return Out();
+      return std::move(fd).take_error();
+    }
+    ++stats.files_hashed;
+    Result<std::string> h = std::string();
+    if (store_objects) {
+      bool is_new = false;
+      h = store_.put_object(fd->get(), &stats.bytes_new, &is_new);
+      if (is_new) ++stats.objects_new;
+      stats.bytes_read += st->size;
+    } else {
+      h = hash_fd(fd->get(), stats.bytes_read);
+    }
+    if (!h) {
+      Error err = std::move(h).take_error();
+      if (err.where.empty()) err.where = root + "/" + path;
+      return err;
+    }
+    e.hash = *h;
+    auto after = fs.stat(path);
+    if (!after || !same_meta(*after, *st)) e.st.ctime_ns = 0;  // changed while read: never trusted
+  } else if (st->type == EntryType::Symlink) {
+    auto t = fs.read_link(path);
+    if (!t) {
+      if (absent_errno(t.error().sys_errno)) return Out();
+      return std::move(t).take_error();
+    }
+    e.target = *t;
+  }
+  return Out(std::move(e));
+}
+
+// The part of the tree a restore from L to T deals with, and nothing more: the paths DIFFS names
+// (below PATHS) and the directories above them, each stat'ed now. A directory the restore
+// removes is listed, so that what was added in it since L is seen (a conflict) and removed with
+// it under --force.
+Result<std::vector<SnapshotManager::Region>> SnapshotManager::regions(const SessionInfo& s,
+                                                                      const std::vector<RootDiff>& diffs,
+                                                                      const std::vector<std::string>& paths, int target,
+                                                                      bool store_objects, ScanStats& stats) {
+  std::vector<Region> out;
+  std::optional<Manifest> target_full;  // only when a directory above a change is not one now
+  for (const auto& d : diffs) {
+    const std::string& root = d.b.meta.root;
+    bool any = paths.empty();
+    std::vector<std::string> filters = paths.empty() ? std::vector<std::string>{""} : filters_for(root, paths, any);
+    if (!any) continue;
+    auto wanted = [&](const std::string& p) {
+      return std::any_of(filters.begin(), filters.end(),
+                         [&](const std::string& f) { return rel_at_or_under(p, f) || rel_at_or_under(f, p); });
+    };
+    auto under = [&](const std::string& p) {
+      return std::any_of(filters.begin(), filters.end(), [&](const std::string& f) { return rel_at_or_under(p, f); });
+    };
+    auto fs_r = opener_(root);
+    if (!fs_r) return std::move(fs_r).take_error();
+    TreeFs& fs = **fs_r;
+    const std::int64_t trusted_before = d.a.meta.started_ns - fs.timestamp_granularity_ns();
+    Region reg;
+    reg.last = d.a.meta;
+    reg.target = d.b.meta;
+    reg.current = meta_only(d.a.meta);
+    std::map<std::string, const PathDiff*, bool (*)(const std::string&, const std::string&)> changed(path_less);
+    for (const auto& pd : d.diffs) {
+      if (wanted(pd.path)) changed.emplace(pd.path, &pd);
+    }
+    std::set<std::string, bool (*)(const std::string&, const std::string&)> all(path_less);
+    for (const auto& [p, pd] : changed) {
+      for (std::string q = p;; q = parent_rel(q)) {
+        if (!all.insert(q).second || q.empty()) break;
+      }
+    }
+    std::vector<std::string> unknown;  // in a removed directory, not in L
+    std::function<Result<void>(const std::string&)> unknown_below = [&](const std::string& dir) -> Result<void> {
+      auto children = fs.list(dir);
+      if (!children) return absent_errno(children.error().sys_errno) ? Result<void>() : Result<void>(std::move(children).take_error());
+      for (const auto& c : *children) {
+        const std::string p = join_rel(dir, c.name);
+        if (all.count(p) || excluded(d.a.meta.excludes, p, c.name)) continue;
+        auto e = current_entry(fs, root, p, nullptr, trusted_before, store_objects, stats);
+        if (!e) return std::move(e).take_error();
+        if (!*e) continue;
+        unknown.push_back(p);
+        const bool is_dir = (*e)->st.type == EntryType::Dir;
+        reg.current.entries.push_back(std::move(**e));
+        if (is_dir) {
+          if (auto r = unknown_below(p); !r) return r;
+        }
+      }
+      return {};
+    };
+    std::vector<std::string> extra;  // directories above a change recreated from the target
+    for (const auto& p : all) {
+      auto it = changed.find(p);
+      const PathDiff* pd = it == changed.end() ? nullptr : it->second;
+      const ManifestEntry* known = pd && pd->a ? &*pd->a : nullptr;
+      auto cur = current_entry(fs, root, p, known, trusted_before, store_objects, stats);
+      if (!cur) return std::move(cur).take_error();
+      if (pd != nullptr) {
+        if (pd->a) reg.last.entries.push_back(*pd->a);
+        if (pd->b) reg.target.entries.push_back(*pd->b);
+      } else if (*cur && (*cur)->st.type == EntryType::Dir) {
+        // Above a change and the same in L and T: as it is now (nothing to do but to enter it).
+        reg.last.entries.push_back(**cur);
+        reg.target.entries.push_back(**cur);
+      } else {
+        // A directory above a change is gone or replaced since L: the target says what it was.
+        if (!target_full) {
+          auto t = store_.load_manifest(s.id, target);
+          if (!t) return std::move(t).take_error();
+          target_full = std::move(*t);
+        }
+        const RootManifest* tr = target_full->find_root(root);
+        const ManifestEntry* te = tr ? tr->find(p) : nullptr;
+        if (te != nullptr) {
+          reg.last.entries.push_back(*te);
+          reg.target.entries.push_back(*te);
+        }
+        reg.need_full_base = true;
+        extra.push_back(p);
+      }
+      if (*cur) {
+        // Removed whole (below the paths asked for): all of it that L knew is in CHANGED.
+        const bool removed_dir = (*cur)->st.type == EntryType::Dir && pd && (!pd->b || pd->b->st.type != EntryType::Dir) &&
+                                 under(p);
+        reg.current.entries.push_back(std::move(**cur));
+        if (removed_dir) {
+          if (auto r = unknown_below(p); !r) return std::move(r).take_error();
+        }
+      }
+    }
+    std::sort(reg.current.entries.begin(), reg.current.entries.end(),
+              [](const ManifestEntry& x, const ManifestEntry& y) { return path_less(x.path, y.path); });
+    std::set<std::string, bool (*)(const std::string&, const std::string&)> rec(path_less);
+    for (const auto& [p, pd] : changed) rec.insert(p);
+    rec.insert(unknown.begin(), unknown.end());
+    rec.insert(extra.begin(), extra.end());
+    for (const auto& p : rec) {
+      auto it = changed.find(p);
+      reg.recorded.push_back(p);
+      reg.base.push_back(it != changed.end() ? it->second->a : std::nullopt);
+    }
+    out.push_back(std::move(reg));
+  }
+  return out;
+}
+
+// What is at PATH now (as last looked at), or nullopt.
+std::optional<ManifestEntry> SnapshotManager::Region::now(const std::string& path) const {
+  const ManifestEntry* e = find_sorted(current, path);
+  return e ? std::optional<ManifestEntry>(*e) : std::nullopt;
+}
+
+// After the changes: each recorded path as it now is (read again when its metadata moved); what
+// it was becomes the base of the next derived snapshot.
+Result<void> SnapshotManager::refresh(std::vector<Region>& regs, ScanStats& stats) {
+  for (auto& reg : regs) {
+    auto fs_r = opener_(reg.current.root);
+    if (!fs_r) return std::move(fs_r).take_error();
+    RootManifest now = meta_only(reg.current);
+    const std::int64_t trusted_before = reg.last.started_ns - (*fs_r)->timestamp_granularity_ns();
+    for (std::size_t i = 0; i < reg.recorded.size(); ++i) {
+      reg.base[i] = reg.now(reg.recorded[i]);
+      const ManifestEntry* before = reg.base[i] ? &*reg.base[i] : nullptr;
+      auto e = current_entry(**fs_r, reg.current.root, reg.recorded[i], before, trusted_before, true, stats);
+      if (!e) return std::move(e).take_error();
+      if (*e) now.entries.push_back(std::move(**e));
+    }
+    reg.current = std::move(now);
+    reg.need_full_base = false;  // the base is the snapshot derived just before, whole in BASE
+  }
+  return {};
+}
+
 Result<RestoreOutcome> SnapshotManager::restore(const RestoreRequest& req) {
   if (auto l = store_.lock(); !l) return std::move(l).take_error();
   if (auto j = store_.load_journal(); !j) {
@@ -428,40 +762,57 @@ Result<RestoreOutcome> SnapshotManager::restore(const RestoreRequest& req) {
       return make_error(p + " is not in the session (it captured " + all + ")");
     }
   }
-  auto target = store_.load_manifest(s->id, req.target);
-  if (!target) return std::move(target).take_error();
-  auto last = store_.load_manifest(s->id, s->snapshots.back().n);
-  if (!last) return std::move(last).take_error();
-  // The tree as it is now: only hashed for a dry run; stored for a real restore, which starts by
-  // snapshotting it (so that the restore can be undone, and a crash finished).
-  ScanStats stats;
-  auto current = scan(*s, &*last, !req.dry_run, stats, {});
-  if (!current) {
-    store_.discard_pending();
-    return std::move(current).take_error();
+  if (!s->incomplete.empty()) {
+    // The session's last snapshot failed (a full disk, ...): what changed after the one before it
+    // is in no snapshot, and a restore from the store alone would leave it. The tree is walked
+    // and snapshotted first (dry run included: the tree is untouched, the session gains the
+    // snapshot it lacked); when that fails too, nothing is changed.
+    auto now = snapshot(*s, "before restore (the last snapshot had failed)");
+    if (!now)
+      return make_error("the session's last snapshot had failed, and snapshotting the tree as it is before restoring "
+                            "failed too: " + now.error().describe(),
+                        {}, "make room for the store (" + store_.dir() + "), or paddock undo prune");
   }
-  auto plan = make_plan(*current, *target, req.paths, &*last);
+  const int last_n = s->snapshots.back().n;
+  // What differs between the last snapshot and the target, from the store: no walk of the tree.
+  auto diffs = changes_between(*s, last_n, req.target);
+  if (!diffs) return std::move(diffs).take_error();
+  // Those paths as they are now: only hashed for a dry run; stored for a real restore, whose
+  // first step records them (so that the restore can be undone, and a crash finished).
+  ScanStats stats;
+  auto regs = regions(*s, *diffs, req.paths, req.target, !req.dry_run, stats);
+  if (!regs) {
+    store_.discard_pending();
+    return std::move(regs).take_error();
+  }
+  Manifest current, target, last;
+  for (const auto& r : *regs) {
+    current.roots.push_back(r.current);
+    target.roots.push_back(r.target);
+    last.roots.push_back(r.last);
+  }
+  auto plan = make_plan(current, target, req.paths, &last);
   if (!plan) return std::move(plan).take_error();
   RestoreOutcome out = plan->out;
   if (req.dry_run || (!out.conflicts.empty() && !req.force)) {
     store_.discard_pending();
     return out;
   }
-  // 1. The tree as it is, durably, as a snapshot of the session.
+  // 1. The tree as it is, durably, as a snapshot of the session: the last one with the paths
+  // looked at as they are now.
   if (auto c = store_.commit_objects(); !c) return std::move(c).take_error();
   SnapshotInfo before;
   before.n = static_cast<int>(s->snapshots.size());
   before.time_ns = now_ns();
   before.time = utc_iso(before.time_ns);
   before.label = "before restore to :" + std::to_string(req.target);
-  before.entries = stats.entries;
   before.files_hashed = stats.files_hashed;
   before.bytes_read = stats.bytes_read;
   before.objects_new = stats.objects_new;
   before.bytes_new = stats.bytes_new;
-  if (auto w = store_.save_manifest(s->id, before.n, *current); !w) return std::move(w).take_error();
-  s->snapshots.push_back(before);
-  if (auto w = store_.save_session(*s); !w) return std::move(w).take_error();
+  std::vector<RootDelta> base_meta;
+  for (const auto& d : *diffs) base_meta.push_back(d.a);
+  if (auto w = record_derived(*s, before, *regs, base_meta, nullptr); !w) return std::move(w).take_error();
   // 2. The journal: from here on, a crash is finished by resume().
   Journal j;
   j.session = s->id;
@@ -469,13 +820,136 @@ Result<RestoreOutcome> SnapshotManager::restore(const RestoreRequest& req) {
   j.before = before.n;
   j.paths = req.paths;
   if (auto w = store_.save_journal(j); !w) return std::move(w).take_error();
-  // 3. The changes, then the tree as it now is, then the journal goes.
+  // 3. The changes, then the paths as they now are, then the journal goes.
   if (auto r = execute(*plan, out.warnings); !r) return std::move(r).take_error();
-  if (auto r = snapshot(*s, "restored to :" + std::to_string(req.target)); !r) return std::move(r).take_error();
+  if (auto r = finish(*s, "restored to :" + std::to_string(req.target), *regs, base_meta, nullptr); !r) {
+    return std::move(r).take_error();
+  }
   if (auto r = store_.remove_journal(); !r) return std::move(r).take_error();
   out.applied = true;
   out.before_snapshot = before.n;
   return out;
+}
+
+// The paths of REGS as they are after the changes, recorded as the session's next snapshot.
+Result<void> SnapshotManager::finish(SessionInfo& s, const std::string& label, std::vector<Region>& regs,
+                                     std::vector<RootDelta>& base_meta, const Manifest* base_full) {
+  ScanStats stats;
+  if (auto r = refresh(regs, stats); !r) {
+    store_.discard_pending();
+    return r;
+  }
+  if (auto c = store_.commit_objects(); !c) return c;
+  SnapshotInfo after;
+  after.n = static_cast<int>(s.snapshots.size());
+  after.time_ns = now_ns();
+  after.time = utc_iso(after.time_ns);
+  after.label = label;
+  after.files_hashed = stats.files_hashed;
+  after.bytes_read = stats.bytes_read;
+  after.objects_new = stats.objects_new;
+  after.bytes_new = stats.bytes_new;
+  return record_derived(s, after, regs, base_meta, base_full);
+}
+
+// Snapshot INFO.n without a walk: the session's last snapshot (whose roots BASE_META describes)
+// with the regions' recorded paths as they now are. Stored as a delta of those paths; BASE_META
+// then describes the new snapshot.
+Result<void> SnapshotManager::record_derived(SessionInfo& s, SnapshotInfo info, const std::vector<Region>& regs,
+                                             std::vector<RootDelta>& base_meta, const Manifest* base_full) {
+  const int base_n = s.snapshots.back().n;
+  if (base_full == nullptr) base_full = cached(s.id, base_n);
+  std::optional<Manifest> loaded;
+  const bool need_full = std::any_of(regs.begin(), regs.end(), [](const Region& r) { return r.need_full_base; });
+  if (base_full == nullptr && need_full) {
+    auto m = store_.load_manifest(s.id, base_n);
+    if (!m) return std::move(m).take_error();
+    loaded = std::move(*m);
+    base_full = &*loaded;
+  }
+  Delta d;
+  d.base = base_n;
+  for (const auto& bm : base_meta) {
+    RootDelta rd{bm.meta, bm.entries, {}};
+    const RootManifest* full_root = base_full ? base_full->find_root(bm.meta.root) : nullptr;
+    auto reg = std::find_if(regs.begin(), regs.end(), [&](const Region& g) { return g.current.root == bm.meta.root; });
+    if (reg != regs.end()) {
+      for (std::size_t i = 0; i < reg->recorded.size(); ++i) {
+        const std::string& p = reg->recorded[i];
+        std::optional<ManifestEntry> before;
+        if (full_root != nullptr) {
+          if (const ManifestEntry* e = find_sorted(*full_root, p)) before = *e;
+        } else {
+          before = reg->base[i];
+        }
+        std::optional<ManifestEntry> after = reg->now(p);
+        if (!before && !after) continue;
+        if (before && after && same_full_entry(*before, *after)) continue;
+        rd.entries = rd.entries + (after ? 1 : 0) - (before ? 1 : 0);
+        rd.changes.push_back({p, std::move(before), std::move(after)});
+      }
+    }
+    info.entries += rd.entries > 0 ? rd.entries - 1 : 0;  // as a scan counts: the root itself is not
+    d.roots.push_back(std::move(rd));
+  }
+  if (auto w = store_.save_delta(s.id, info.n, d); !w) return w;
+  // The full manifest, when one is due, and the one kept in memory.
+  std::optional<Manifest> full;
+  if (last_ && last_->id == s.id && last_->n == base_n) {
+    full = std::move(last_->m);
+    last_.reset();
+  } else if (info.n % kFullEvery == 0) {
+    auto m = base_full != nullptr ? Result<Manifest>(*base_full) : store_.load_manifest(s.id, base_n);
+    if (!m) return std::move(m).take_error();
+    full = std::move(*m);
+  }
+  if (full) {
+    if (auto a = apply_delta(*full, d, store_.dir()); !a) return a;
+    if (info.n % kFullEvery == 0) {
+      if (auto w = store_.save_manifest(s.id, info.n, *full); !w) return w;
+    }
+  }
+  s.snapshots.push_back(info);
+  if (auto w = store_.save_session(s); !w) {
+    s.snapshots.pop_back();
+    return w;
+  }
+  if (full) remember(s.id, info.n, std::move(*full));
+  base_meta.clear();
+  for (auto& r : d.roots) base_meta.push_back({std::move(r.meta), r.entries, {}});
+  return {};
+}
+
+Result<void> SnapshotManager::save_snapshot(const SessionInfo& s, int n, const Manifest& m, const Manifest* prev) {
+  if (prev != nullptr && n > 0) {
+    if (auto w = store_.save_delta(s.id, n, make_delta(n - 1, *prev, m)); !w) return w;
+  }
+  if (prev == nullptr || n % kFullEvery == 0) return store_.save_manifest(s.id, n, m);
+  return {};
+}
+
+// A restore killed inside a write leaves the file it was making beside its name
+// (".paddock-undo-" and 16 hex digits, tree_fs.h): removed from the directories it was changing.
+Result<void> SnapshotManager::remove_leftovers(const std::vector<Region>& regs) {
+  for (const auto& reg : regs) {
+    auto fs = opener_(reg.current.root);
+    if (!fs) return std::move(fs).take_error();
+    std::set<std::string> dirs;
+    for (const auto& p : reg.recorded) dirs.insert(parent_rel(p));
+    for (const auto& dir : dirs) {
+      auto children = (*fs)->list(dir);
+      if (!children) continue;  // gone or not a directory: nothing was left there
+      for (const auto& c : *children) {
+        const bool ours = c.name.size() == 30 && c.name.compare(0, 14, ".paddock-undo-") == 0 &&
+                          c.name.find_first_not_of("0123456789abcdef", 14) == std::string::npos;
+        if (!ours || c.st.type == EntryType::Dir) continue;
+        const std::string p = join_rel(dir, c.name);
+        if (find_sorted(reg.target, p) != nullptr || find_sorted(reg.last, p) != nullptr) continue;
+        if (auto r = (*fs)->remove(p); !r && r.error().sys_errno != ENOENT) return r;
+      }
+    }
+  }
+  return {};
 }
 
 Result<std::optional<RestoreOutcome>> SnapshotManager::resume() {
@@ -486,18 +960,29 @@ Result<std::optional<RestoreOutcome>> SnapshotManager::resume() {
   const Journal& jr = **j;
   auto s = store_.load_session(jr.session);
   if (!s) return std::move(s).take_error();
-  auto target = store_.load_manifest(s->id, jr.target);
-  if (!target) return std::move(target).take_error();
-  auto before = store_.load_manifest(s->id, jr.before);
-  if (!before) return std::move(before).take_error();
+  // What the restore had to change (from the snapshot before it to the target), as it is now.
+  auto diffs = changes_between(*s, jr.before, jr.target);
+  if (!diffs) return std::move(diffs).take_error();
+  // The session's last snapshot (the one before the restore, or the one after if only the
+  // journal's removal was missing), whole: the base of the snapshot recorded at the end.
+  auto last = store_.load_manifest(s->id, s->snapshots.back().n);
+  if (!last) return std::move(last).take_error();
+  std::vector<RootDelta> base_meta;
+  for (const auto& r : last->roots) base_meta.push_back({meta_only(r), r.entries.size(), {}});
   ScanStats stats;
-  auto current = scan(*s, &*before, false, stats, {});
-  if (!current) return std::move(current).take_error();
-  auto plan = make_plan(*current, *target, jr.paths, nullptr);
+  auto regs = regions(*s, *diffs, jr.paths, jr.target, false, stats);
+  if (!regs) return std::move(regs).take_error();
+  Manifest current, target;
+  for (const auto& r : *regs) {
+    current.roots.push_back(r.current);
+    target.roots.push_back(r.target);
+  }
+  auto plan = make_plan(current, target, jr.paths, nullptr);
   if (!plan) return std::move(plan).take_error();
   RestoreOutcome out = plan->out;
+  if (auto r = remove_leftovers(*regs); !r) return std::move(r).take_error();
   if (auto r = execute(*plan, out.warnings); !r) return std::move(r).take_error();
-  if (auto r = snapshot(*s, "restored to :" + std::to_string(jr.target) + " (resumed)"); !r) {
+  if (auto r = finish(*s, "restored to :" + std::to_string(jr.target) + " (resumed)", *regs, base_meta, &*last); !r) {
     return std::move(r).take_error();
   }
   if (auto r = store_.remove_journal(); !r) return std::move(r).take_error();

@@ -70,6 +70,17 @@ struct RestoreOutcome {
 
 struct RestorePlan;  // snapshot_manager.cc
 
+// A path whose entry (content, type or mode) differs between two snapshots A and B.
+struct PathDiff {
+  std::string path;
+  std::optional<ManifestEntry> a, b;
+};
+// One root's differences, in path_less order, with each side's root data (start, excludes).
+struct RootDiff {
+  RootDelta a, b;  // each side's root data and entry count (no changes)
+  std::vector<PathDiff> diffs;
+};
+
 class SnapshotManager {
  public:
   using TreeOpener = std::function<Result<std::shared_ptr<TreeFs>>(const std::string& root)>;
@@ -81,6 +92,10 @@ class SnapshotManager {
   // Snapshot n = session.snapshots.size(); the session is saved with it.
   Result<SnapshotInfo> snapshot(SessionInfo& session, const std::string& label, const ScanProgress& progress = {});
 
+  // What changed from snapshot FROM to TO of S, in path order: diff_manifests of the two, from
+  // the deltas between them (no full manifest parsed when they are there).
+  Result<std::vector<Change>> changes(const SessionInfo& s, int from, int to);
+
   Result<RestoreOutcome> restore(const RestoreRequest& req);
   // Finishes a restore a crash interrupted. Nothing to do: nullopt.
   Result<std::optional<RestoreOutcome>> resume();
@@ -89,10 +104,50 @@ class SnapshotManager {
   Result<Manifest> scan(const SessionInfo& s, const Manifest* prev, bool store_objects, ScanStats& stats,
                         const ScanProgress& progress);
   Result<void> execute(const struct RestorePlan& plan, std::vector<std::string>& warnings);
+
+  // A restore's view of one root: only the paths that differ between the last snapshot and the
+  // target (and the directories above them), each as the last snapshot, the target and the tree
+  // now have it.
+  struct Region {
+    RootManifest last, target, current;  // entries of the paths looked at, sorted
+    // The paths a derived snapshot records afresh (the changed ones, what was added in a removed
+    // directory), sorted, with their entries in the snapshot it is derived from.
+    std::vector<std::string> recorded;
+    std::vector<std::optional<ManifestEntry>> base;
+    bool need_full_base = false;  // a directory above a change was recreated: BASE is not enough
+    std::optional<ManifestEntry> now(const std::string& path) const;
+  };
+  Result<std::vector<RootDiff>> changes_between(const SessionInfo& s, int a, int b);
+  Result<std::optional<ManifestEntry>> current_entry(TreeFs& fs, const std::string& root, const std::string& path,
+                                                     const ManifestEntry* known, std::int64_t trusted_before,
+                                                     bool store_objects, ScanStats& stats);
+  Result<std::vector<Region>> regions(const SessionInfo& s, const std::vector<RootDiff>& diffs,
+                                      const std::vector<std::string>& paths, int target, bool store_objects,
+                                      ScanStats& stats);
+  Result<void> refresh(std::vector<Region>& regs, ScanStats& stats);
+  Result<void> remove_leftovers(const std::vector<Region>& regs);
+  Result<void> record_derived(SessionInfo& s, SnapshotInfo info, const std::vector<Region>& regs,
+                              std::vector<RootDelta>& base_meta, const Manifest* base_full);
+  Result<void> finish(SessionInfo& s, const std::string& label, std::vector<Region>& regs,
+                      std::vector<RootDelta>& base_meta, const Manifest* base_full);
+  // Snapshot n of S as a delta against the previous one PREV (and in full when n is due).
+  Result<void> save_snapshot(const SessionInfo& s, int n, const Manifest& m, const Manifest* prev);
   std::vector<Exclude> excludes_for(const SessionInfo& s, const std::string& root) const;
+
+  // The manifest of a session's latest snapshot, as this manager wrote or read it: the next
+  // snapshot's metadata index without parsing it again. Valid while the store's lock is held
+  // (no other writer), which a manager keeps from its first call on.
+  const Manifest* cached(const std::string& id, int n) const;
+  void remember(const std::string& id, int n, Manifest m);
 
   Store& store_;
   TreeOpener opener_;
+  struct Cached {
+    std::string id;
+    int n = -1;
+    Manifest m;
+  };
+  std::optional<Cached> last_;
 };
 
 }  // namespace paddock::undo

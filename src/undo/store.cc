@@ -201,6 +201,7 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& dir_given, bool cr
                             std::to_string(kStoreVersion) + ")",
                         dir, "use the newer paddock that wrote it");
     }
+    s->version_ = version;
   } else if (v.error().sys_errno == ENOENT) {
     if (auto w = sys::write_file_at(s->fd_.get(), "VERSION", "paddock-undo-store " + std::to_string(kStoreVersion) + "\n", 0600);
         !w)
@@ -267,13 +268,14 @@ Result<std::string> Store::put_object(int src_fd, std::uint64_t* bytes_new, bool
     size += n;
   }
   std::string hash = h.hex_digest();
-  const bool pending = std::any_of(pending_.begin(), pending_.end(), [&](const Pending& p) { return p.hash == hash; });
+  const bool pending = pending_hashes_.count(hash) != 0;
   if (pending || has_object(hash)) {
     ::unlinkat(tmp_.get(), name.c_str(), 0);
     if (is_new) *is_new = false;
     return hash;
   }
   pending_.push_back({name, hash});
+  pending_hashes_.insert(hash);
   if (bytes_new) *bytes_new += size;
   if (is_new) *is_new = true;
   crash_point();
@@ -296,6 +298,7 @@ Result<void> Store::commit_objects() {
     crash_point();
   }
   pending_.clear();
+  pending_hashes_.clear();
   if (syncfs_ && ::syncfs(objects_.get()) != 0) return errno_error("syncfs", errno, dir_);
   return {};
 }
@@ -303,6 +306,7 @@ Result<void> Store::commit_objects() {
 void Store::discard_pending() {
   for (const auto& p : pending_) ::unlinkat(tmp_.get(), p.tmp_name.c_str(), 0);
   pending_.clear();
+  pending_hashes_.clear();
 }
 
 Result<sys::UniqueFd> Store::open_object(const std::string& hash) const {
@@ -420,8 +424,105 @@ Result<Manifest> Store::load_manifest(const std::string& id, int n) const {
   const std::string name = std::to_string(n) + ".manifest";
   const std::string where = dir_ + "/sessions/" + id + "/" + name;
   auto text = read_all_at(d->get(), name, where);
+  if (text) return parse_manifest(*text, where);
+  if (text.error().sys_errno != ENOENT || n <= 0) return std::move(text).take_error();
+  // Stored as a delta: the deltas back to the nearest full manifest, applied forward.
+  std::vector<Delta> chain;
+  int k = n;
+  for (;; --k) {
+    if (k < n) {
+      auto t = read_all_at(d->get(), std::to_string(k) + ".manifest", where);
+      if (t) {
+        auto m = parse_manifest(*t, dir_ + "/sessions/" + id + "/" + std::to_string(k) + ".manifest");
+        if (!m) return std::move(m).take_error();
+        for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+          const std::string w = dir_ + "/sessions/" + id + "/" + std::to_string(++k) + ".delta";
+          if (auto a = apply_delta(*m, *it, w); !a) return std::move(a).take_error();
+        }
+        return m;
+      }
+      if (t.error().sys_errno != ENOENT) return std::move(t).take_error();
+    }
+    if (k == 0) return make_error("no full manifest before it", where);
+    auto delta = load_delta(id, k);
+    if (!delta) return std::move(delta).take_error();
+    if (!*delta) return make_error("neither a manifest nor a delta for snapshot " + std::to_string(k), where);
+    chain.push_back(std::move(**delta));
+  }
+}
+
+Result<std::optional<Delta>> Store::load_delta(const std::string& id, int n) const {
+  auto d = session_dir(id, false);
+  if (!d) return std::move(d).take_error();
+  const std::string name = std::to_string(n) + ".delta";
+  const std::string where = dir_ + "/sessions/" + id + "/" + name;
+  auto text = read_all_at(d->get(), name, where);
+  if (!text) {
+    if (text.error().sys_errno == ENOENT) return std::optional<Delta>();
+    return std::move(text).take_error();
+  }
+  auto delta = parse_delta(*text, where);
+  if (!delta) return std::move(delta).take_error();
+  if (delta->base != n - 1) return make_error("the delta is against snapshot " + std::to_string(delta->base), where);
+  return std::optional<Delta>(std::move(*delta));
+}
+
+Result<void> Store::save_delta(const std::string& id, int n, const Delta& delta) {
+  // A version 1 store is marked 2 before it holds its first delta (an older paddock then refuses
+  // it instead of missing snapshots).
+  if (version_ < 2) {
+    if (auto w = sys::write_file_at(fd_.get(), "VERSION", "paddock-undo-store " + std::to_string(kStoreVersion) + "\n", 0600); !w)
+      return w;
+    version_ = kStoreVersion;
+    crash_point();
+  }
+  auto d = session_dir(id, true);
+  if (!d) return std::move(d).take_error();
+  auto w = sys::write_file_at(d->get(), std::to_string(n) + ".delta", serialize_delta(delta), 0600);
+  crash_point();
+  return w;
+}
+
+Result<std::vector<RootDelta>> Store::load_meta(const std::string& id, int n) const {
+  auto delta = load_delta(id, n);
+  if (!delta) return std::move(delta).take_error();
+  std::vector<RootDelta> out;
+  if (*delta) {
+    for (auto& r : (*delta)->roots) out.push_back({std::move(r.meta), r.entries, {}});
+    return out;
+  }
+  auto d = session_dir(id, false);
+  if (!d) return std::move(d).take_error();
+  const std::string name = std::to_string(n) + ".manifest";
+  const std::string where = dir_ + "/sessions/" + id + "/" + name;
+  auto text = read_all_at(d->get(), name, where);
   if (!text) return std::move(text).take_error();
-  return parse_manifest(*text, where);
+  // The entry lines are counted, not parsed (a start, an exclude, a note never begins "e ").
+  std::string kept;
+  std::vector<std::uint64_t> counts;
+  std::uint64_t skipped = 0;
+  for (std::size_t pos = 0; pos < text->size();) {
+    std::size_t nl = text->find('\n', pos);
+    if (nl == std::string::npos) return make_error("the file ends in the middle of a line (torn)", where);
+    if (text->compare(pos, 2, "e ") == 0) {
+      ++skipped;
+      if (!counts.empty()) ++counts.back();
+    } else if (text->compare(pos, 4, "end ") == 0) {
+      kept += "end 0\n";
+      if (text->compare(pos + 4, nl - pos - 4, std::to_string(skipped)) != 0) {
+        return make_error("the entry count does not match (torn or edited)", where);
+      }
+    } else {
+      if (text->compare(pos, 5, "root ") == 0) counts.push_back(0);
+      kept.append(*text, pos, nl + 1 - pos);
+    }
+    pos = nl + 1;
+  }
+  auto m = parse_manifest(kept, where);
+  if (!m) return std::move(m).take_error();
+  if (m->roots.size() != counts.size()) return make_error("a bad root line", where);
+  for (std::size_t k = 0; k < counts.size(); ++k) out.push_back({std::move(m->roots[k]), counts[k], {}});
+  return out;
 }
 
 Result<void> Store::save_manifest(const std::string& id, int n, const Manifest& m) {
@@ -494,8 +595,22 @@ Result<Store::GcStats> Store::collect_garbage() {
     auto d = session_dir(id, false);
     if (!d) return std::move(d).take_error();
     for (const auto& name : dir_names(d->get())) {
-      if (name.size() < 10 || name.compare(name.size() - 9, 9, ".manifest") != 0) continue;
       const std::string where = dir_ + "/sessions/" + id + "/" + name;
+      if (name.size() > 6 && name.compare(name.size() - 6, 6, ".delta") == 0) {
+        auto text = read_all_at(d->get(), name, where);
+        if (!text) return std::move(text).take_error();
+        auto delta = parse_delta(*text, where);
+        if (!delta) return make_error("not collecting garbage: " + delta.error().describe(), dir_);
+        for (const auto& r : delta->roots) {
+          for (const auto& c : r.changes) {
+            for (const auto* e : {&c.before, &c.after}) {
+              if (*e && !(*e)->hash.empty()) live.insert((*e)->hash);
+            }
+          }
+        }
+        continue;
+      }
+      if (name.size() < 10 || name.compare(name.size() - 9, 9, ".manifest") != 0) continue;
       auto text = read_all_at(d->get(), name, where);
       if (!text) return std::move(text).take_error();
       auto m = parse_manifest(*text, where);

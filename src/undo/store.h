@@ -5,7 +5,9 @@
 //   <store>/lock                    flock: one writer at a time (snapshot, restore, prune)
 //   <store>/objects/ab/cdef…        file contents by SHA-256, shared by every session
 //   <store>/sessions/<id>/session.json   the session: command, roots, excludes, snapshots
-//   <store>/sessions/<id>/<n>.manifest   snapshot n (manifest.h)
+//   <store>/sessions/<id>/<n>.manifest   snapshot n in full (manifest.h): 0, every 32nd, and
+//                                        every snapshot of a version 1 store
+//   <store>/sessions/<id>/<n>.delta      snapshot n as a change to n-1 (n > 0, manifest.h)
 //   <store>/journal                 a restore in progress (restore.h)
 //   <store>/tmp/                    objects being written; emptied under the lock
 //
@@ -20,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "paddock/result.h"
@@ -28,7 +31,11 @@
 
 namespace paddock::undo {
 
-inline constexpr int kStoreVersion = 1;
+// 2: deltas (1: full manifests only; still read, and upgraded in place when written to).
+inline constexpr int kStoreVersion = 2;
+// A snapshot n with n % kFullEvery == 0 is also stored in full: materializing one costs at most
+// one full manifest and kFullEvery - 1 deltas.
+inline constexpr int kFullEvery = 32;
 
 struct SnapshotInfo {
   int n = 0;
@@ -93,8 +100,17 @@ class Store {
   Result<std::vector<std::string>> session_ids() const;  // oldest first
   Result<SessionInfo> load_session(const std::string& id) const;
   Result<void> save_session(const SessionInfo& s);
+  // Snapshot n in full: its full manifest, or the nearest full one before it with the deltas
+  // after it applied.
   Result<Manifest> load_manifest(const std::string& id, int n) const;
   Result<void> save_manifest(const std::string& id, int n, const Manifest& m);
+  // Snapshot n's delta against n-1; nullopt when n is stored only in full (n = 0, version 1).
+  Result<std::optional<Delta>> load_delta(const std::string& id, int n) const;
+  Result<void> save_delta(const std::string& id, int n, const Delta& d);
+  // Snapshot n's roots with their start, excludes and notes, without their entries: from its
+  // delta, else from its full manifest with the entry lines skipped.
+  // (RootDelta without changes: meta and entry count.)
+  Result<std::vector<RootDelta>> load_meta(const std::string& id, int n) const;
   Result<void> remove_session(const std::string& id);
 
   Result<std::optional<Journal>> load_journal() const;
@@ -119,8 +135,10 @@ class Store {
     std::string tmp_name, hash;
   };
   std::vector<Pending> pending_;
+  std::unordered_set<std::string> pending_hashes_;  // a first snapshot has 100,000s pending
   std::uint64_t tmp_counter_ = 0;
   bool syncfs_ = true;
+  int version_ = kStoreVersion;  // of the VERSION file: 1 until the first delta is written
 };
 
 // A session id: UTC time and a random suffix ("20261126-165501-3fa2"): sortable, unguessable

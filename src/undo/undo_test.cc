@@ -14,6 +14,7 @@
 
 #include "undo/fake_tree_fs.h"
 #include "undo/manifest.h"
+#include "undo/scan.h"
 #include "undo/sha256.h"
 #include "undo/snapshot_manager.h"
 #include "undo/store.h"
@@ -68,13 +69,13 @@ TEST(Manifest, RoundTripsOddNames) {
   st.type = EntryType::Dir;
   st.mode = 0755;
   r.entries.push_back({"", st, {}, {}});
+  st.type = EntryType::Symlink;
+  st.mode = 0777;
+  r.entries.push_back({"link", st, {}, "../x y"});  // entries in path order ("link" < "sp ace")
   st.type = EntryType::File;
   st.mode = 04755;
   st.size = 3;
   r.entries.push_back({"sp ace\nnew\\line\t", st, sha256_hex("abc"), {}});
-  st.type = EntryType::Symlink;
-  st.mode = 0777;
-  r.entries.push_back({"link", st, {}, "../x y"});
   m.roots.push_back(r);
   std::string text = serialize_manifest(m);
   auto back = parse_manifest(text, "t");
@@ -84,9 +85,9 @@ TEST(Manifest, RoundTripsOddNames) {
   EXPECT_EQ(b.root, r.root);
   EXPECT_EQ(b.started_ns, 42);
   ASSERT_EQ(b.entries.size(), 3u);
-  EXPECT_EQ(b.entries[1].path, "sp ace\nnew\\line\t");
-  EXPECT_EQ(b.entries[1].st.mode, 04755u);
-  EXPECT_EQ(b.entries[2].target, "../x y");
+  EXPECT_EQ(b.entries[2].path, "sp ace\nnew\\line\t");
+  EXPECT_EQ(b.entries[2].st.mode, 04755u);
+  EXPECT_EQ(b.entries[1].target, "../x y");
   EXPECT_EQ(b.excludes[1].pattern, "a b/c");
 }
 
@@ -110,6 +111,12 @@ TEST(Manifest, TornOrNewerOrUnsafeIsRefused) {
   std::string unsafe = text;
   unsafe.replace(unsafe.find(" a\n"), 3, " ../a\n");
   EXPECT_FALSE(parse_manifest(unsafe, "t"));
+  // Out of path order (or twice the same path): refused, restores merge in that order.
+  Manifest twice = m;
+  twice.roots[0].entries.push_back(twice.roots[0].entries[0]);
+  auto t2 = parse_manifest(serialize_manifest(twice), "t");
+  ASSERT_FALSE(t2);
+  EXPECT_NE(t2.error().message.find("out of order"), std::string::npos);
 }
 
 // A SnapshotManager over a fake tree mounted at /fake/proj, with a real store in a temp dir.
@@ -266,6 +273,106 @@ TEST(Undo, RestoreOfSomePathsLeavesTheRest) {
   EXPECT_NE(bad.error().message.find("not in the session"), std::string::npos);
 }
 
+// A restore looks only at what differs between the last snapshot and the target: no directory
+// is listed, no unchanged file read, and an edit made elsewhere after the last snapshot stays.
+TEST(Undo, RestoreTouchesOnlyTheChangedPaths) {
+  FakeRig rig;
+  for (int d = 0; d < 10; ++d) {
+    rig.tree->put_dir("d" + std::to_string(d));
+    for (int i = 0; i < 50; ++i) rig.tree->put_file("d" + std::to_string(d) + "/f" + std::to_string(i), "v0");
+  }
+  const std::string original = rig.tree->describe();
+  rig.snap("before");
+  rig.tree->put_file("d1/f1", "agent");
+  rig.tree->put_file("d2/new", "agent");
+  rig.tree->remove_tree("d3/f3");
+  rig.snap("after");
+  rig.tree->put_file("d9/f9", "the user's edit, elsewhere");
+  rig.tree->lists = 0;
+  rig.tree->files_opened = 0;
+  auto out = rig.restore(0);
+  EXPECT_TRUE(out.applied);
+  EXPECT_TRUE(out.conflicts.empty());
+  EXPECT_EQ(out.changes.size(), 3u);
+  EXPECT_EQ(rig.tree->lists, 0);
+  EXPECT_EQ(rig.tree->files_opened, 2);  // d1/f1 and d2/new, read again only after they are written
+  EXPECT_EQ(rig.tree->content("d1/f1"), "v0");
+  EXPECT_FALSE(rig.tree->exists("d2/new"));
+  EXPECT_EQ(rig.tree->content("d3/f3"), "v0");
+  EXPECT_EQ(rig.tree->content("d9/f9"), "the user's edit, elsewhere");
+  rig.tree->put_file("d9/f9", "v0");
+  EXPECT_EQ(rig.tree->describe(), original);
+}
+
+// A directory the restore removes is listed: what was put in it since the last snapshot is a
+// conflict, and goes with it under --force.
+TEST(Undo, WhatWasAddedInARemovedDirectoryIsAConflict) {
+  FakeRig rig;
+  rig.tree->put_file("keep", "k");
+  rig.snap("before");
+  rig.tree->put_dir("build");
+  rig.tree->put_file("build/out", "agent");
+  rig.snap("after");
+  rig.tree->put_dir("build/sub");
+  rig.tree->put_file("build/sub/mine", "the user's");
+  RestoreRequest req;
+  req.session = rig.session.id;
+  req.target = 0;
+  auto r = rig.mgr->restore(req);
+  ASSERT_TRUE(r) << r.error().describe();
+  EXPECT_FALSE(r->applied);
+  EXPECT_NE(std::find(r->conflicts.begin(), r->conflicts.end(), "/fake/proj/build/sub/mine"), r->conflicts.end());
+  EXPECT_TRUE(rig.tree->exists("build/sub/mine"));
+  auto forced = rig.restore(0, {}, true);
+  EXPECT_TRUE(forced.applied);
+  EXPECT_FALSE(rig.tree->exists("build"));
+  auto back = rig.restore(forced.before_snapshot);
+  EXPECT_TRUE(back.applied);
+  EXPECT_EQ(rig.tree->content("build/sub/mine"), "the user's");
+}
+
+// A restore in a process that did not take the snapshots (the CLI): the snapshots it records
+// are deltas whose "before" entries come from the store, and they materialize.
+TEST(Undo, ARestoreInAFreshProcessRecordsSoundDeltas) {
+  FakeRig rig;
+  rig.tree->put_file("keep", "k");
+  rig.snap("before");
+  rig.tree->put_dir("x");
+  rig.tree->put_file("x/a", "agent a");
+  rig.tree->put_file("x/b", "agent b");
+  rig.tree->put_file("keep", "agent");
+  rig.snap("after");
+  for (std::vector<std::string> paths : {std::vector<std::string>{"/fake/proj/x/a"}, std::vector<std::string>{}}) {
+    SnapshotManager fresh(*rig.store, [t = rig.tree](const std::string&) -> Result<std::shared_ptr<TreeFs>> {
+      return std::shared_ptr<TreeFs>(t);
+    });
+    RestoreRequest req;
+    req.session = rig.session.id;
+    req.target = 0;
+    req.paths = paths;
+    auto out = fresh.restore(req);
+    ASSERT_TRUE(out) << out.error().describe();
+    EXPECT_TRUE(out->applied);
+    auto s = rig.store->load_session(rig.session.id);
+    ASSERT_TRUE(s);
+    for (const auto& si : s->snapshots) {
+      auto m = rig.store->load_manifest(s->id, si.n);
+      ASSERT_TRUE(m) << si.n << ": " << m.error().describe();
+    }
+    ScanStats st;
+    auto walked = scan_root(*rig.tree, "/fake/proj", {}, nullptr, nullptr, st);
+    ASSERT_TRUE(walked);
+    Manifest w;
+    w.roots.push_back(std::move(*walked));
+    auto last = rig.store->load_manifest(s->id, s->snapshots.back().n);
+    ASSERT_TRUE(last);
+    EXPECT_TRUE(diff_manifests(*last, w).empty());
+    EXPECT_TRUE(diff_manifests(w, *last).empty());
+  }
+  EXPECT_FALSE(rig.tree->exists("x"));
+  EXPECT_EQ(rig.tree->content("keep"), "k");
+}
+
 TEST(Undo, UnknownSessionOrSnapshotIsAClearError) {
   FakeRig rig;
   rig.snap();
@@ -328,6 +435,34 @@ TEST(Undo, PropertyRandomHistoriesRestoreExactly) {
       }
       int n = rig.snap("step " + std::to_string(step));
       trees[n] = rig.tree->describe();
+      // Stored as a delta (but for 0): materialized from the chain, it is exactly what a walk
+      // of the tree finds, every field of every entry.
+      auto stored = rig.store->load_manifest(rig.session.id, n);
+      ASSERT_TRUE(stored) << stored.error().describe();
+      ScanStats st;
+      auto walked = scan_root(*rig.tree, "/fake/proj", {}, nullptr, nullptr, st);
+      ASSERT_TRUE(walked);
+      ASSERT_EQ(stored->roots.size(), 1u);
+      ASSERT_EQ(stored->roots[0].entries.size(), walked->entries.size()) << "seed " << seed;
+      for (std::size_t i = 0; i < walked->entries.size(); ++i) {
+        ASSERT_TRUE(same_full_entry(stored->roots[0].entries[i], walked->entries[i]))
+            << "seed " << seed << " snapshot " << n << " " << walked->entries[i].path;
+      }
+      EXPECT_EQ(rig.session.snapshots.back().entries + 1, walked->entries.size());  // the root is not counted
+      // The changes from the deltas are the diff of the two whole manifests, both ways.
+      auto first = rig.store->load_manifest(rig.session.id, 0);
+      ASSERT_TRUE(first);
+      for (auto [from, to] : {std::pair{0, n}, std::pair{n, 0}}) {
+        auto ch = rig.mgr->changes(rig.session, from, to);
+        ASSERT_TRUE(ch) << ch.error().describe();
+        auto want = from == 0 ? diff_manifests(*first, *stored) : diff_manifests(*stored, *first);
+        ASSERT_EQ(ch->size(), want.size()) << "seed " << seed << " " << from << "->" << to;
+        for (std::size_t i = 0; i < want.size(); ++i) {
+          EXPECT_EQ((*ch)[i].path, want[i].path);
+          EXPECT_EQ((*ch)[i].kind, want[i].kind);
+          EXPECT_EQ((*ch)[i].new_hash, want[i].new_hash);
+        }
+      }
     }
     for (int k = 0; k < 8; ++k) {
       int n = rng() % trees.size();
@@ -338,8 +473,136 @@ TEST(Undo, PropertyRandomHistoriesRestoreExactly) {
       // The restore took two snapshots: the tree before it, and the tree it made.
       trees[out.before_snapshot] = was;
       trees[rig.session.snapshots.back().n] = trees[n];
+      // Both were derived without a walk: they hold exactly what a walk of the tree finds.
+      auto derived = rig.store->load_manifest(rig.session.id, rig.session.snapshots.back().n);
+      ASSERT_TRUE(derived) << derived.error().describe();
+      ScanStats st;
+      auto walked = scan_root(*rig.tree, "/fake/proj", {}, nullptr, nullptr, st);
+      ASSERT_TRUE(walked);
+      Manifest w;
+      w.roots.push_back(std::move(*walked));
+      EXPECT_TRUE(diff_manifests(*derived, w).empty()) << "seed " << seed;
+      EXPECT_TRUE(diff_manifests(w, *derived).empty()) << "seed " << seed;
     }
   }
+}
+
+std::string read_text(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void write_text(const std::string& p, const std::string& text) { std::ofstream(p, std::ios::binary | std::ios::trunc) << text; }
+
+// Snapshots after the first are deltas; 0 and every kFullEvery-th are whole.
+TEST(Store, SnapshotsAfterTheFirstAreDeltas) {
+  FakeRig rig;
+  rig.tree->put_file("a", "0");
+  for (int i = 0; i <= kFullEvery; ++i) {
+    rig.tree->put_file("a", std::to_string(i));
+    rig.snap();
+  }
+  const std::string dir = rig.store->dir() + "/sessions/" + rig.session.id + "/";
+  EXPECT_TRUE(fs::exists(dir + "0.manifest"));
+  EXPECT_FALSE(fs::exists(dir + "0.delta"));
+  EXPECT_TRUE(fs::exists(dir + "1.delta"));
+  EXPECT_FALSE(fs::exists(dir + "1.manifest"));
+  EXPECT_TRUE(fs::exists(dir + std::to_string(kFullEvery) + ".manifest"));
+  EXPECT_TRUE(fs::exists(dir + std::to_string(kFullEvery) + ".delta"));
+  EXPECT_LT(fs::file_size(dir + "5.delta"), 1000u);
+  auto full = rig.store->load_manifest(rig.session.id, kFullEvery);
+  fs::remove(dir + std::to_string(kFullEvery) + ".manifest");  // the same snapshot from the chain
+  auto chained = rig.store->load_manifest(rig.session.id, kFullEvery);
+  ASSERT_TRUE(full && chained);
+  EXPECT_EQ(serialize_manifest(*full), serialize_manifest(*chained));
+  EXPECT_EQ(read_text(rig.store->dir() + "/VERSION"), "paddock-undo-store 2\n");
+}
+
+// A torn delta, one applied to the wrong base, one from a newer paddock: refused, with where.
+TEST(Store, BadDeltasAreRefused) {
+  FakeRig rig;
+  rig.tree->put_file("a", "0");
+  rig.tree->put_file("b", "0");
+  rig.snap();
+  rig.tree->put_file("a", "1");
+  rig.snap();
+  const std::string delta = rig.store->dir() + "/sessions/" + rig.session.id + "/1.delta";
+  const std::string text = read_text(delta);
+  for (std::size_t n = 0; n < text.size(); ++n) {
+    EXPECT_FALSE(parse_delta(text.substr(0, n), "t")) << n;
+  }
+  write_text(delta, text.substr(0, text.size() - 3));
+  auto torn = rig.store->load_manifest(rig.session.id, 1);
+  ASSERT_FALSE(torn);
+  EXPECT_NE(torn.error().where.find("1.delta"), std::string::npos);
+  RestoreRequest req;
+  req.session = rig.session.id;
+  req.target = 0;
+  SnapshotManager fresh(*rig.store, [t = rig.tree](const std::string&) -> Result<std::shared_ptr<TreeFs>> {
+    return std::shared_ptr<TreeFs>(t);
+  });
+  EXPECT_FALSE(fresh.restore(req));
+  EXPECT_EQ(rig.tree->content("a"), "1");
+  // A "before" that is not what the base holds: the chain is broken.
+  std::string wrong = text;
+  const std::size_t minus = wrong.find("\n- e ");
+  ASSERT_NE(minus, std::string::npos);
+  const std::size_t size_at = wrong.find(" 1 ", minus);  // the size field of a's old entry ("0": 1 byte)
+  ASSERT_NE(size_at, std::string::npos);
+  wrong.replace(size_at, 3, " 7 ");
+  write_text(delta, wrong);
+  auto broken = rig.store->load_manifest(rig.session.id, 1);
+  ASSERT_FALSE(broken);
+  EXPECT_NE(broken.error().message.find("chain is broken"), std::string::npos);
+  std::string newer = text;
+  newer.replace(0, newer.find('\n'), "paddock-undo-delta 99");
+  auto nd = parse_delta(newer, "t");
+  ASSERT_FALSE(nd);
+  EXPECT_NE(nd.error().message.find("newer"), std::string::npos);
+}
+
+// A store written by the previous version (full manifests only, VERSION 1) is read, restored
+// from, and written on as version 2.
+TEST(Store, VersionOneStoreIsStillRead) {
+  FakeRig rig;
+  rig.tree->put_dir("d");
+  rig.tree->put_file("d/a", "0");
+  const std::string original = rig.tree->describe();
+  rig.snap();
+  rig.tree->put_file("d/a", "1");
+  rig.tree->put_file("b", "new");
+  rig.snap();
+  // Rewrite it as version 1 wrote it.
+  const std::string dir = rig.store->dir() + "/sessions/" + rig.session.id + "/";
+  for (int n = 0; n < 2; ++n) {
+    auto m = rig.store->load_manifest(rig.session.id, n);
+    ASSERT_TRUE(m);
+    std::string text = serialize_manifest(*m);
+    text.replace(0, text.find('\n'), "paddock-undo-manifest 1");
+    write_text(dir + std::to_string(n) + ".manifest", text);
+    fs::remove(dir + std::to_string(n) + ".delta");
+  }
+  std::string session = read_text(dir + "session.json");
+  session.replace(session.find("\"version\": 2"), 13, "\"version\": 1");
+  write_text(dir + "session.json", session);
+  write_text(rig.store->dir() + "/VERSION", "paddock-undo-store 1\n");
+  rig.mgr.reset();
+  rig.store.reset();
+  auto st = Store::open(rig.dir.path() + "/state/paddock/undo", false);
+  ASSERT_TRUE(st) << st.error().describe();
+  rig.store = std::move(*st);
+  rig.store->set_syncfs(false);
+  rig.mgr = std::make_unique<SnapshotManager>(*rig.store, [t = rig.tree](const std::string&) -> Result<std::shared_ptr<TreeFs>> {
+    return std::shared_ptr<TreeFs>(t);
+  });
+  auto out = rig.restore(0);
+  EXPECT_TRUE(out.applied);
+  EXPECT_EQ(rig.tree->describe(), original);
+  EXPECT_TRUE(fs::exists(dir + "2.delta"));  // the snapshots the restore took: deltas
+  EXPECT_EQ(read_text(rig.store->dir() + "/VERSION"), "paddock-undo-store 2\n");
+  auto back = rig.restore(out.before_snapshot);
+  EXPECT_TRUE(back.applied);
+  EXPECT_EQ(rig.tree->content("b"), "new");
 }
 
 TEST(Store, NewerVersionIsRefusedAndOthersCannotRead) {
@@ -380,6 +643,21 @@ TEST(Store, PruneKeepsSharedObjectsAndRemovesTheRest) {
   EXPECT_EQ(gc->objects_kept, 2u);
   EXPECT_TRUE(rig.store->has_object(sha256_hex("same in every session")));
   EXPECT_FALSE(rig.store->has_object(sha256_hex("first")));
+}
+
+// An object only a delta names (a file added after the first snapshot) is kept.
+TEST(Store, GarbageCollectionSeesTheDeltas) {
+  FakeRig rig;
+  rig.tree->put_file("a", "first");
+  rig.snap();
+  rig.tree->put_file("b", "only in snapshot 1");
+  rig.snap();
+  rig.tree->remove_tree("b");
+  rig.snap();
+  auto gc = rig.store->collect_garbage();
+  ASSERT_TRUE(gc) << gc.error().describe();
+  EXPECT_EQ(gc->objects_removed, 0u);
+  EXPECT_TRUE(rig.store->has_object(sha256_hex("only in snapshot 1")));
 }
 
 }  // namespace
