@@ -182,7 +182,8 @@ TEST(Undo, CheckpointsFromInsideAreSnapshotsToReturnTo) {
                         "echo turn2 > src/main.c && rm run.sh && .pdk/paddock checkpoint 'after turn 2' && "
                         "echo turn3 > src/main.c && "
                         // A program that closed the descriptor: told what happened, not a hang.
-                        "(eval \"exec $PADDOCK_CHECKPOINT_FD>&-\"; .pdk/paddock checkpoint closed; echo closed=$?) 2>&1; "
+                        // bash: dash's redirections take one-digit descriptors only.
+                        "bash -c 'eval \"exec $PADDOCK_CHECKPOINT_FD>&-\"; .pdk/paddock checkpoint closed; echo closed=$?' 2>&1; "
                         "(unset PADDOCK_CHECKPOINT_FD; .pdk/paddock checkpoint --if-available none; echo none=$?)"},
                        o);
     ASSERT_EQ(r.code, 0) << describe(r);
