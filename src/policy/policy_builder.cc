@@ -451,9 +451,11 @@ Result<Policy> PolicyBuilder::build() const {
 
   // paddock's own state (the undo store, jails): no user rule may name it or anything in it, as
   // written or as resolved, and the current directory may not lie inside it.
-  const std::string state_dir = paddock_state_dir(ctx_);
-  std::vector<std::string> state_forms = {state_dir};
-  if (auto real = fs.canonical(state_dir); real && *real != state_dir) state_forms.push_back(*real);
+  std::vector<std::string> state_forms;
+  for (const std::string& state_dir : paddock_state_dirs(ctx_)) {
+    state_forms.push_back(state_dir);
+    if (auto real = fs.canonical(state_dir); real && *real != state_dir) state_forms.push_back(*real);
+  }
   for (const auto& r : user_rules) {
     for (const auto& form : state_forms) {
       if (!path::is_at_or_under(r.rule.path, form) && !path::is_at_or_under(r.typed, form)) continue;

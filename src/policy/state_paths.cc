@@ -11,4 +11,10 @@ std::string paddock_state_dir(const HostContext& ctx) {
   return path::join(state, "paddock");
 }
 
+std::vector<std::string> paddock_state_dirs(const HostContext& ctx) {
+  std::vector<std::string> dirs = {paddock_state_dir(ctx)};
+  if (ctx.uid == 0 && dirs[0] != kSystemStateDir) dirs.push_back(kSystemStateDir);
+  return dirs;
+}
+
 }  // namespace paddock

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "paddock/policy.h"
 
@@ -17,5 +18,11 @@ inline constexpr const char* kStateDirReason =
 
 // $XDG_STATE_HOME/paddock for CTX (its state_home, else HOME/.local/state), lexically normal.
 std::string paddock_state_dir(const HostContext& ctx);
+
+// Where root's system-wide state lives (jails of root: src/jail/store.cc; host mode's defaults).
+inline constexpr const char* kSystemStateDir = "/var/lib/paddock";
+// Every directory of paddock's state the policy for CTX must mask and refuse: paddock_state_dir(),
+// and for root also kSystemStateDir.
+std::vector<std::string> paddock_state_dirs(const HostContext& ctx);
 
 }  // namespace paddock

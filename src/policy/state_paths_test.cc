@@ -119,5 +119,40 @@ TEST(StateDir, AJailWorkspaceNamedByPaddockIsTheOnlyExceptionAndTheRestStaysMask
   }
 }
 
+// Root's system-wide state (/var/lib/paddock: root's jails) is paddock's own too: masked under a
+// rule that shows it, refused when named; for other users it is none of paddock's business here.
+TEST(StateDir, RootsSystemStateIsMaskedAndRefusedToo) {
+  auto fs = std::make_shared<FakeFs>();
+  fs->dir("/home/u/proj").dir("/var/lib/paddock/jails/x/runtime").dir("/var/lib/apt");
+  HostContext root = ctx_for(fs);
+  root.uid = 0;
+  root.gid = 0;
+  EXPECT_EQ(paddock_state_dirs(root), (std::vector<std::string>{"/home/u/.local/state/paddock", "/var/lib/paddock"}));
+  EXPECT_EQ(paddock_state_dirs(ctx_for(fs)), (std::vector<std::string>{"/home/u/.local/state/paddock"}));
+  {
+    PolicyBuilder b(root);
+    b.no_system_defaults().allow("/var", Access::ReadWrite, {Origin::Kind::Flag, "--allow /var"});
+    auto p = b.build();
+    ASSERT_TRUE(p) << p.error().describe();
+    EXPECT_TRUE(denied(*p, "/var/lib/paddock"));
+    EXPECT_FALSE(explain_path(*p, "/var/lib/paddock/jails/x/runtime/runtime.json", Op::Write, *fs).allowed);
+    EXPECT_TRUE(explain_path(*p, "/var/lib/apt/lists", Op::Write, *fs).allowed);
+  }
+  {
+    PolicyBuilder b(root);
+    b.no_system_defaults().allow("/var/lib/paddock/jails/x", Access::Read, {Origin::Kind::Flag, "--read"});
+    auto p = b.build();
+    ASSERT_FALSE(p);
+    EXPECT_NE(p.error().message.find("paddock's own state"), std::string::npos) << p.error().message;
+  }
+  {
+    PolicyBuilder b(ctx_for(fs));
+    b.no_system_defaults().allow("/var", Access::ReadWrite, {Origin::Kind::Flag, "--allow /var"});
+    auto p = b.build();
+    ASSERT_TRUE(p) << p.error().describe();
+    EXPECT_FALSE(denied(*p, "/var/lib/paddock"));
+  }
+}
+
 }  // namespace
 }  // namespace paddock

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include "helpers/test_util.h"
@@ -135,6 +137,34 @@ print("done")
   EXPECT_FALSE(exists(store + "/evil"));
   EXPECT_FALSE(exists(store + "/sessions/evil"));
   EXPECT_EQ(count("\"id\""), 1u) << describe(list);
+}
+
+// Root's system-wide state (/var/lib/paddock: root's jails, their runtime.json that paddock reads
+// back) is out of reach of root's sandboxes too, even under `--allow /var`.
+TEST(EscapeUndoStore, RootsSystemStateUnreachableUnderAllowVar) {
+  KTEST_REQUIRE_BINARIES();
+  if (::geteuid() != 0) GTEST_SKIP() << "/var/lib/paddock is root's state; an unprivileged run has its own (tested above)";
+  World w;
+  const std::string dir = "/var/lib/paddock/kt-escape-" + std::to_string(::getpid());
+  make_dirs(dir);
+  write_file(dir + "/runtime.json", "{\"kept\": true}\n");
+  struct Cleanup {
+    std::string d;
+    ~Cleanup() { std::error_code ec; std::filesystem::remove_all(d, ec); }
+  } cleanup{dir};
+  const std::string script = "cat " + dir + "/runtime.json 2>/dev/null; ls /var/lib/paddock 2>/dev/null; "
+                             "echo planted > " + dir + "/runtime.json 2>/dev/null; touch " + dir + "/new 2>/dev/null; "
+                             "mv " + dir + " " + dir + ".moved 2>/dev/null; true";
+  Proc p = w.paddock({"run", "--allow", "/var", "--", "sh", "-c", script}, opts_for(w));
+  EXPECT_EQ(p.code, 0) << describe(p);
+  EXPECT_FALSE(contains(p.out, "kept")) << describe(p);
+  EXPECT_FALSE(contains(p.out, "kt-escape")) << describe(p);
+  EXPECT_EQ(read_file(dir + "/runtime.json"), "{\"kept\": true}\n");
+  EXPECT_FALSE(exists(dir + "/new"));
+  EXPECT_FALSE(exists(dir + ".moved"));
+  Proc named = w.paddock({"run", "--read", dir, "--", "true"}, opts_for(w));
+  EXPECT_EQ(named.code, 2) << describe(named);
+  EXPECT_TRUE(contains(named.err, "paddock's own state")) << describe(named);
 }
 
 }  // namespace
