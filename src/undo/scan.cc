@@ -29,6 +29,30 @@ bool same_meta(const FileStat& a, const FileStat& b) {
          a.ctime_ns == b.ctime_ns;
 }
 
+Result<void> read_file_content(TreeFs& fs, const std::string& root, const std::string& path, int fd,
+                               const FileStat& stat, Store* store, ScanStats& stats, ManifestEntry& e) {
+  ++stats.files_hashed;
+  Result<std::string> h = std::string();
+  if (store != nullptr) {
+    bool is_new = false;
+    h = store->put_object(fd, &stats.bytes_new, &is_new);
+    if (is_new) ++stats.objects_new;
+    stats.bytes_read += stat.size;
+  } else {
+    h = hash_fd(fd, stats.bytes_read);
+  }
+  if (!h) {
+    Error err = std::move(h).take_error();
+    if (err.where.empty()) err.where = root + "/" + path;
+    return err;
+  }
+  e.hash = *h;
+  // Changed while it was read: its metadata is not trusted next time (ctime 0 never matches).
+  auto after = fs.stat(path);
+  if (!after || !same_meta(*after, stat)) e.st.ctime_ns = 0;
+  return {};
+}
+
 Result<RootManifest> scan_root(TreeFs& fs, const std::string& root, const std::vector<Exclude>& excludes,
                                const RootManifest* prev, Store* store, ScanStats& stats,
                                const ScanProgress& progress) {
@@ -84,25 +108,7 @@ Result<RootManifest> scan_root(TreeFs& fs, const std::string& root, const std::v
             out.excludes.push_back({Exclude::Kind::Path, path, "unreadable: " + fd.error().describe()});
             continue;
           }
-          ++stats.files_hashed;
-          Result<std::string> h = std::string();
-          if (store != nullptr) {
-            bool is_new = false;
-            h = store->put_object(fd->get(), &stats.bytes_new, &is_new);
-            if (is_new) ++stats.objects_new;
-            stats.bytes_read += c.st.size;
-          } else {
-            h = hash_fd(fd->get(), stats.bytes_read);
-          }
-          if (!h) {
-            Error err = std::move(h).take_error();
-            if (err.where.empty()) err.where = root + "/" + path;
-            return err;
-          }
-          e.hash = *h;
-          // Changed while it was read: its metadata is not trusted next time (ctime 0 never matches).
-          auto after = fs.stat(path);
-          if (!after || !same_meta(*after, c.st)) e.st.ctime_ns = 0;
+          if (auto r = read_file_content(fs, root, path, fd->get(), c.st, store, stats, e); !r) return r;
           break;
         }
         case EntryType::Symlink: {

@@ -28,6 +28,13 @@ Result<std::string> hash_fd(int fd, std::uint64_t& bytes);
 // The same metadata (type, dev, inode, size, mtime, ctime): a file that kept them kept its content.
 bool same_meta(const FileStat& a, const FileStat& b);
 
+// The content of the file at PATH, open on FD (STAT: its metadata before it was opened): stored in
+// STORE when given (pending until Store::commit_objects), else only hashed; STATS counts it.
+// E.hash is set; when the file changed while it was read, E.st.ctime_ns becomes 0 so that its
+// metadata is never trusted next time. Errors name ROOT/PATH.
+Result<void> read_file_content(TreeFs& fs, const std::string& root, const std::string& path, int fd,
+                               const FileStat& stat, Store* store, ScanStats& stats, ManifestEntry& e);
+
 // Scans FS (rooted at ROOT, an absolute path recorded in the manifest). PREV, when given, is the
 // metadata index. With STORE, the content of every file read is stored (pending until
 // Store::commit_objects); without, files are only hashed.

@@ -19,6 +19,21 @@ std::int64_t now_ns() {
       .count();
 }
 
+// The session's next snapshot, numbered, timed and labelled, with what reading it cost (STATS);
+// entries and elapsed time are the caller's.
+SnapshotInfo next_snapshot(const SessionInfo& s, const std::string& label, const ScanStats& stats) {
+  SnapshotInfo si;
+  si.n = static_cast<int>(s.snapshots.size());
+  si.time_ns = now_ns();
+  si.time = utc_iso(si.time_ns);
+  si.label = label;
+  si.files_hashed = stats.files_hashed;
+  si.bytes_read = stats.bytes_read;
+  si.objects_new = stats.objects_new;
+  si.bytes_new = stats.bytes_new;
+  return si;
+}
+
 bool same_content(const ManifestEntry& a, const ManifestEntry& b) {
   if (a.st.type != b.st.type) return false;
   if (a.st.type == EntryType::File) return a.hash == b.hash;
@@ -213,16 +228,8 @@ Result<SnapshotInfo> SnapshotManager::snapshot(SessionInfo& s, const std::string
   };
   if (!m) return fail(std::move(m).take_error());
   if (auto c = store_.commit_objects(); !c) return fail(std::move(c).take_error());
-  SnapshotInfo si;
-  si.n = static_cast<int>(s.snapshots.size());
-  si.time_ns = now_ns();
-  si.time = utc_iso(si.time_ns);
-  si.label = label;
+  SnapshotInfo si = next_snapshot(s, label, stats);
   si.entries = stats.entries;
-  si.files_hashed = stats.files_hashed;
-  si.bytes_read = stats.bytes_read;
-  si.objects_new = stats.objects_new;
-  si.bytes_new = stats.bytes_new;
   si.elapsed_us =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
   if (auto w = save_snapshot(s, si.n, *m, prev); !w) return fail(std::move(w).take_error());
@@ -566,24 +573,8 @@ Result<std::optional<ManifestEntry>> SnapshotManager::current_entry(TreeFs& fs, 
       if (absent_errno(fd.error().sys_errno)) return Out();
       return std::move(fd).take_error();
     }
-    ++stats.files_hashed;
-    Result<std::string> h = std::string();
-    if (store_objects) {
-      bool is_new = false;
-      h = store_.put_object(fd->get(), &stats.bytes_new, &is_new);
-      if (is_new) ++stats.objects_new;
-      stats.bytes_read += st->size;
-    } else {
-      h = hash_fd(fd->get(), stats.bytes_read);
-    }
-    if (!h) {
-      Error err = std::move(h).take_error();
-      if (err.where.empty()) err.where = root + "/" + path;
-      return err;
-    }
-    e.hash = *h;
-    auto after = fs.stat(path);
-    if (!after || !same_meta(*after, *st)) e.st.ctime_ns = 0;  // changed while read: never trusted
+    if (auto r = read_file_content(fs, root, path, fd->get(), *st, store_objects ? &store_ : nullptr, stats, e); !r)
+      return std::move(r).take_error();
   } else if (st->type == EntryType::Symlink) {
     auto t = fs.read_link(path);
     if (!t) {
@@ -801,15 +792,7 @@ Result<RestoreOutcome> SnapshotManager::restore(const RestoreRequest& req) {
   // 1. The tree as it is, durably, as a snapshot of the session: the last one with the paths
   // looked at as they are now.
   if (auto c = store_.commit_objects(); !c) return std::move(c).take_error();
-  SnapshotInfo before;
-  before.n = static_cast<int>(s->snapshots.size());
-  before.time_ns = now_ns();
-  before.time = utc_iso(before.time_ns);
-  before.label = "before restore to :" + std::to_string(req.target);
-  before.files_hashed = stats.files_hashed;
-  before.bytes_read = stats.bytes_read;
-  before.objects_new = stats.objects_new;
-  before.bytes_new = stats.bytes_new;
+  SnapshotInfo before = next_snapshot(*s, "before restore to :" + std::to_string(req.target), stats);
   std::vector<RootDelta> base_meta;
   for (const auto& d : *diffs) base_meta.push_back(d.a);
   if (auto w = record_derived(*s, before, *regs, base_meta, nullptr); !w) return std::move(w).take_error();
@@ -840,16 +823,7 @@ Result<void> SnapshotManager::finish(SessionInfo& s, const std::string& label, s
     return r;
   }
   if (auto c = store_.commit_objects(); !c) return c;
-  SnapshotInfo after;
-  after.n = static_cast<int>(s.snapshots.size());
-  after.time_ns = now_ns();
-  after.time = utc_iso(after.time_ns);
-  after.label = label;
-  after.files_hashed = stats.files_hashed;
-  after.bytes_read = stats.bytes_read;
-  after.objects_new = stats.objects_new;
-  after.bytes_new = stats.bytes_new;
-  return record_derived(s, after, regs, base_meta, base_full);
+  return record_derived(s, next_snapshot(s, label, stats), regs, base_meta, base_full);
 }
 
 // Snapshot INFO.n without a walk: the session's last snapshot (whose roots BASE_META describes)
