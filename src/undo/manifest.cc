@@ -95,6 +95,31 @@ std::string serialize_manifest(const Manifest& m) {
 namespace {
 
 // Splits LINE at spaces into F (reused from line to line: no allocation per field).
+// The lines of a file written whole, each ending in '\n'. next() is false at the end, and also
+// when the last line has none: then torn() (the file was cut while written).
+class LineReader {
+ public:
+  explicit LineReader(std::string_view text) : text_(text) {}
+  bool next(std::string_view& line, std::size_t& line_no) {
+    if (pos_ >= text_.size()) return false;
+    ++line_no;
+    const std::size_t nl = text_.find('\n', pos_);
+    if (nl == std::string_view::npos) {
+      torn_ = true;
+      return false;
+    }
+    line = text_.substr(pos_, nl - pos_);
+    pos_ = nl + 1;
+    return true;
+  }
+  bool torn() const { return torn_; }
+
+ private:
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  bool torn_ = false;
+};
+
 void split_spaces(std::string_view line, std::vector<std::string_view>& f) {
   f.clear();
   std::size_t i = 0;
@@ -196,19 +221,13 @@ void append_entry(std::string& out, const ManifestEntry& e) {
 
 Result<Manifest> parse_manifest(const std::string& text, const std::string& where) {
   Manifest m;
-  std::size_t pos = 0, line_no = 0, count = 0;
+  std::size_t line_no = 0, count = 0;
   bool ended = false;
   std::vector<std::string_view> f;
   auto bad = [&](const std::string& what) { return make_error(what, where + ":" + std::to_string(line_no)); };
-  while (pos < text.size()) {
-    std::size_t nl = text.find('\n', pos);
-    if (nl == std::string::npos) {
-      ++line_no;
-      return bad("the file ends in the middle of a line (torn)");
-    }
-    std::string_view line(text.data() + pos, nl - pos);
-    pos = nl + 1;
-    ++line_no;
+  LineReader lines{text};
+  std::string_view line;
+  while (lines.next(line, line_no)) {
     if (ended) return bad("text after the end line");
     split_spaces(line, f);
     if (line_no == 1) {
@@ -264,6 +283,7 @@ Result<Manifest> parse_manifest(const std::string& text, const std::string& wher
       return bad("an unknown line \"" + std::string(line.substr(0, 40)) + "\"");
     }
   }
+  if (lines.torn()) return bad("the file ends in the middle of a line (torn)");
   if (!ended) return make_error("no end line (torn)", where);
   return m;
 }
@@ -363,20 +383,14 @@ std::string serialize_delta(const Delta& d) {
 
 Result<Delta> parse_delta(const std::string& text, const std::string& where) {
   Delta d;
-  std::size_t pos = 0, line_no = 0, count = 0;
+  std::size_t line_no = 0, count = 0;
   bool ended = false, have_base = false;
   std::vector<std::string_view> f;
   std::optional<DeltaChange> open;  // a "-" line waiting for its "+"
   auto bad = [&](const std::string& what) { return make_error(what, where + ":" + std::to_string(line_no)); };
-  while (pos < text.size()) {
-    std::size_t nl = text.find('\n', pos);
-    if (nl == std::string::npos) {
-      ++line_no;
-      return bad("the file ends in the middle of a line (torn)");
-    }
-    std::string_view line(text.data() + pos, nl - pos);
-    pos = nl + 1;
-    ++line_no;
+  LineReader lines{text};
+  std::string_view line;
+  while (lines.next(line, line_no)) {
     if (ended) return bad("text after the end line");
     split_spaces(line, f);
     if (line_no == 1) {
@@ -461,6 +475,7 @@ Result<Delta> parse_delta(const std::string& text, const std::string& where) {
       return bad("an unknown line \"" + std::string(line.substr(0, 40)) + "\"");
     }
   }
+  if (lines.torn()) return bad("the file ends in the middle of a line (torn)");
   if (!ended) return make_error("no end line (torn)", where);
   return d;
 }
