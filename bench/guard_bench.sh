@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the after-run check of a writable tree costs (src/guard/: git repositories, protected
+# What the after-run check of a writable tree costs (src/gate/: git repositories, protected
 # paths, docs/isolation.md "What a run leaves behind"): `paddock run -- /bin/true` in a project of
 # ENTRIES files (100 per directory) against the same in an empty project, in one hyperfine run.
 # The anchor is the empty project; the ratio and the difference per 100,000 entries are printed.

@@ -111,7 +111,7 @@ struct LimitReport {
 
 // Something a run left where the host runs or trusts it later (issue 12): a git repository's
 // control files, an agent's host-executed settings, a protected path created. Found by the checks
-// after the run (src/guard/); docs/isolation.md lists what is checked.
+// after the run (src/gate/); docs/isolation.md lists what is checked.
 struct LeftBehind {
   std::string path;    // the exact host path
   std::string what;    // why it matters: what on the host reads or runs it

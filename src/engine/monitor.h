@@ -16,7 +16,7 @@
 #include "engine/output_relay.h"
 #include "engine/plan.h"
 #include "engine/resources.h"
-#include "guard/watch.h"
+#include "gate/gate.h"
 #include "net/egress.h"
 #include "paddock/policy.h"
 #include "paddock/sandbox.h"
@@ -45,8 +45,8 @@ class Launch final : public Execution {
   std::vector<IsolationGap> isolation_gaps;  // fallback_gaps() when running without namespaces
   // The fallback's metadata broker (fallback_broker.h), while the sandbox lives.
   std::unique_ptr<MetadataBroker> broker;
-  // What the run may leave behind for the host (src/guard/): taken before the sandbox starts.
-  std::optional<guard::Watch> watch;
+  // What the run may leave behind for the host (src/gate/): taken before the sandbox starts.
+  std::optional<gate::Check> watch;  // the gate at the end of the run (src/gate/gate.h)
   std::string exec_path;
   std::string hidden_command;  // found on the host's PATH but not visible inside
   std::string hidden_command_grant;  // the flags that would show it (command_grant_flags)

@@ -11,7 +11,7 @@ namespace paddock {
 const std::vector<ProtectedEntry>& workspace_protected_entries() {
   static const std::vector<ProtectedEntry> entries = {
       // Version control. The rest of a repository's control files are checked after the run
-      // (src/guard/git_watch.cc); these two are kept read-only during it.
+      // (src/gate/git_watch.cc); these two are kept read-only during it.
       {".git/hooks", "git hooks run by git on the host"},
       {".git/config", "git config can name programs git runs on the host (core.fsmonitor, core.hooksPath, aliases)"},
       {".husky", "husky git hooks run on the host"},

@@ -1,4 +1,4 @@
-#include "guard/agent_config.h"
+#include "gate/agent_config.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -20,7 +20,7 @@
 #include "policy/path_util.h"
 #include "sys/anchored_dir.h"
 
-namespace paddock::guard {
+namespace paddock::gate {
 namespace {
 
 // Ordered: a document put back keeps the agent's order of keys.
@@ -363,10 +363,11 @@ AgentConfigWatch AgentConfigWatch::before(const std::string& home, const std::ve
   return w;
 }
 
-std::vector<LeftBehind> AgentConfigWatch::after() const {
+std::vector<LeftBehind> AgentConfigWatch::after(const std::function<bool(const std::string&)>& trusted) const {
   std::vector<LeftBehind> out;
   std::set<std::string> replaced;
   for (const Watched& w : watched_) {
+    if (trusted && trusted(w.path)) continue;
     // The directory it was reached through must still be the one at that path: a run that can
     // write its parent could have renamed it away and put another (or a symlink) in its place,
     // which the descriptor held since before would not see.
@@ -573,4 +574,4 @@ void AgentConfigWatch::check_file(const Watched& w, int parent, const std::strin
   out.push_back({w.path, what, action});
 }
 
-}  // namespace paddock::guard
+}  // namespace paddock::gate

@@ -1,4 +1,4 @@
-#include "guard/quarantine.h"
+#include "gate/quarantine.h"
 
 #include <linux/fs.h>
 #include <sys/random.h>
@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <cstring>
 
-namespace paddock::guard {
+namespace paddock::gate {
 
 void Baseline::start() { clock_gettime(CLOCK_REALTIME_COARSE, &since_); }
 
@@ -57,4 +57,4 @@ std::string move_aside(int dirfd, const std::string& name, const std::string& pa
   return "could not move it aside: remove it before " + used_by;
 }
 
-}  // namespace paddock::guard
+}  // namespace paddock::gate

@@ -1,4 +1,4 @@
-#include "guard/watch.h"
+#include "gate/watch.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -10,11 +10,11 @@
 #include <cstring>
 #include <string>
 
-#include "guard/quarantine.h"
+#include "gate/quarantine.h"
 #include "policy/path_util.h"
 #include "sys/anchored_dir.h"
 
-namespace paddock::guard {
+namespace paddock::gate {
 namespace {
 
 constexpr const char* kUsedBy = "your tools use it";
@@ -24,7 +24,7 @@ constexpr int kDepth = 16;
 // or edited files and links) or, with RECORD set, recorded in it. Directories are entered (at
 // most DEPTH deep), not moved themselves.
 void visit_entries(int fd, const std::string& path, const std::string& why, const Baseline& base, Baseline* record,
-                   int depth, std::vector<LeftBehind>& out) {
+                   int depth, const TrustedPath& trusted, std::vector<LeftBehind>& out) {
   int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
   DIR* d = dup_fd < 0 ? nullptr : fdopendir(dup_fd);
   if (d == nullptr) {
@@ -45,11 +45,11 @@ void visit_entries(int fd, const std::string& path, const std::string& why, cons
       if (depth <= 0) continue;
       int sub = openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
       if (sub < 0) continue;
-      visit_entries(sub, p, why, base, record, depth - 1, out);
+      visit_entries(sub, p, why, base, record, depth - 1, trusted, out);
       close(sub);
     } else if (record != nullptr) {
       record->record(st);
-    } else if (base.changed(st)) {
+    } else if (base.changed(st) && !(trusted && trusted(p))) {
       out.push_back({p, why, move_aside(fd, name, p, kUsedBy)});
     }
   }
@@ -70,14 +70,27 @@ Watch Watch::before(const Policy& policy, const std::vector<SandboxMount>& mount
     w.base_.record(st);
     if (!S_ISDIR(st.st_mode)) continue;
     auto fd = sys::open_dir_no_symlinks(p.path);
-    if (fd) visit_entries(fd->get(), p.path, p.reason, w.base_, &w.base_, kDepth, unused);
+    if (fd) visit_entries(fd->get(), p.path, p.reason, w.base_, &w.base_, kDepth, {}, unused);
   }
   w.git_ = GitWatch::before(policy, mounts);
-  w.agent_config_ = AgentConfigWatch::before(policy);
+  w.agent_config_.push_back(AgentConfigWatch::before(policy));
   return w;
 }
 
-void Watch::check_protected(const ProtectedPath& p, std::vector<LeftBehind>& out) const {
+Watch Watch::before(const WatchSpec& spec) {
+  Policy policy;
+  for (const std::string& area : spec.writable) policy.paths.push_back(PathRule{area, area, Access::ReadWrite});
+  policy.protected_paths = spec.protected_paths;
+  Watch w = before(policy, {});
+  w.agent_config_.clear();
+  for (const std::string& home : spec.homes)
+    w.agent_config_.push_back(
+        AgentConfigWatch::before(home, {PathRule{home, home, Access::ReadWrite}}, known_agent_configs()));
+  return w;
+}
+
+void Watch::check_protected(const ProtectedPath& p, const TrustedPath& trusted, std::vector<LeftBehind>& out) const {
+  if (trusted && trusted(p.path)) return;
   // Most protected paths are absent and stay so: one lstat, then the careful way only if something
   // is there (through whatever path the run made).
   struct stat quick;
@@ -101,7 +114,7 @@ void Watch::check_protected(const ProtectedPath& p, std::vector<LeftBehind>& out
   }
   int fd = openat(dir->get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return;
-  visit_entries(fd, p.path, p.reason, base_, nullptr, kDepth, out);
+  visit_entries(fd, p.path, p.reason, base_, nullptr, kDepth, trusted, out);
   close(fd);
 }
 
@@ -152,16 +165,20 @@ std::vector<std::string> Watch::files_at_size(std::uint64_t size, std::size_t ma
   return out;
 }
 
-std::vector<LeftBehind> Watch::after() const {
+std::vector<LeftBehind> Watch::after(const TrustedPath& trusted) const {
   // Git first: it moves whole control files and directories (.git/hooks) aside itself.
-  std::vector<LeftBehind> out = git_.after();
+  std::vector<LeftBehind> out = git_.after(GitWatch::kEntryBudget, trusted);
   // Agents' configuration next: it puts back what the agent's own files held, which moving them
   // aside would not; the protected paths it covers (~/.claude/settings.json, ~/.claude/hooks when
   // ~/.claude is writable) are left to it.
-  for (LeftBehind& l : agent_config_.after()) out.push_back(std::move(l));
+  for (const AgentConfigWatch& a : agent_config_)
+    for (LeftBehind& l : a.after(trusted)) out.push_back(std::move(l));
+  auto covered = [&](const std::string& path) {
+    return std::any_of(agent_config_.begin(), agent_config_.end(), [&](const AgentConfigWatch& a) { return a.covers(path); });
+  };
   for (const ProtectedPath& p : protected_)
-    if (!agent_config_.covers(p.path)) check_protected(p, out);
+    if (!covered(p.path)) check_protected(p, trusted, out);
   return out;
 }
 
-}  // namespace paddock::guard
+}  // namespace paddock::gate

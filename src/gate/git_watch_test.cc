@@ -1,4 +1,4 @@
-#include "guard/git_watch.h"
+#include "gate/git_watch.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include <fstream>
 #include <string>
 
-namespace paddock::guard {
+namespace paddock::gate {
 namespace {
 
 class GitWatchTest : public ::testing::Test {
@@ -124,9 +124,9 @@ TEST_F(GitWatchTest, PastTheBudgetItSaysSo) {
 }
 
 }  // namespace
-}  // namespace paddock::guard
+}  // namespace paddock::gate
 
-namespace paddock::guard {
+namespace paddock::gate {
 namespace {
 
 // The sandbox cannot keep a file in place by taking the names it would be moved to, or by a name
@@ -154,4 +154,4 @@ TEST(MoveAside, NeitherTakenNamesNorALongNameKeepAFileInPlace) {
 }
 
 }  // namespace
-}  // namespace paddock::guard
+}  // namespace paddock::gate

@@ -1,4 +1,4 @@
-#include "guard/git_watch.h"
+#include "gate/git_watch.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -10,11 +10,11 @@
 #include <cerrno>
 #include <cstring>
 
-#include "guard/quarantine.h"
+#include "gate/quarantine.h"
 #include "policy/path_util.h"
 #include "sys/anchored_dir.h"
 
-namespace paddock::guard {
+namespace paddock::gate {
 namespace {
 
 constexpr const char* kConfigWhy =
@@ -26,8 +26,9 @@ constexpr const char* kHooksWhy = "git runs its hooks on commit, checkout, merge
 class Walker {
  public:
   // After the run: what changed against BASE is moved aside and added to OUT.
-  Walker(const Baseline& base, std::size_t budget, std::vector<LeftBehind>& out)
-      : base_(base), budget_(budget), out_(out) {}
+  Walker(const Baseline& base, std::size_t budget, const std::function<bool(const std::string&)>& trusted,
+         std::vector<LeftBehind>& out)
+      : base_(base), budget_(budget), trusted_(trusted), out_(out) {}
   // Before the run: every control file visited is recorded in RECORD, nothing is moved.
   Walker(Baseline& record, std::vector<LeftBehind>& unused)
       : base_(record), record_(&record), budget_(kRecordBudget), out_(unused) {}
@@ -236,6 +237,7 @@ class Walker {
   }
   // Moves NAME (in FD) aside, beside itself, so that git no longer finds it, and says so.
   void flag(int fd, const char* name, std::string path, const char* why) {
+    if (trusted_ && trusted_(path)) return;
     std::string action = move_aside(fd, name, path, "you run git there");
     out_.push_back({std::move(path), why, std::move(action)});
   }
@@ -243,12 +245,22 @@ class Walker {
   const Baseline& base_;
   Baseline* record_ = nullptr;
   std::size_t budget_;
+  std::function<bool(const std::string&)> trusted_;
   std::vector<LeftBehind>& out_;
   bool exhausted_ = false;
   bool too_deep_ = false;
 };
 
 }  // namespace
+
+std::optional<std::string> git_name(std::string_view name) {
+  if (name == "HEAD")
+    return std::string("a HEAD file makes its directory a git repository (with objects/ and refs/ beside it, or a "
+                       "commondir leading to them), whose config and hooks git then runs");
+  if (name == "commondir" || name == "gitdir") return std::string(kRedirectWhy);
+  if (name == "config.worktree") return std::string(kConfigWhy);
+  return std::nullopt;
+}
 
 GitWatch GitWatch::before(const Policy& policy, const std::vector<SandboxMount>& mounts) {
   GitWatch w;
@@ -284,9 +296,10 @@ GitWatch GitWatch::before(const Policy& policy, const std::vector<SandboxMount>&
   return w;
 }
 
-std::vector<LeftBehind> GitWatch::after(std::size_t entry_budget) const {
+std::vector<LeftBehind> GitWatch::after(std::size_t entry_budget,
+                                        const std::function<bool(const std::string&)>& trusted) const {
   std::vector<LeftBehind> out;
-  Walker walker(base_, entry_budget, out);
+  Walker walker(base_, entry_budget, trusted, out);
   for (const Area& a : areas_) {
     // With namespaces the mounts hold .git in place; without, it can be renamed and rebuilt.
     struct stat st;
@@ -312,4 +325,4 @@ std::vector<LeftBehind> GitWatch::after(std::size_t entry_budget) const {
   return out;
 }
 
-}  // namespace paddock::guard
+}  // namespace paddock::gate

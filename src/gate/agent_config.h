@@ -18,6 +18,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -25,12 +26,12 @@
 #include <string_view>
 #include <vector>
 
-#include "guard/quarantine.h"
+#include "gate/quarantine.h"
 #include "paddock/policy.h"
 #include "paddock/sandbox.h"
 #include "sys/unique_fd.h"
 
-namespace paddock::guard {
+namespace paddock::gate {
 
 // How a watched path is compared after the run.
 enum class ConfigFormat {
@@ -81,7 +82,8 @@ class AgentConfigWatch {
   static AgentConfigWatch before(const std::string& home, const std::vector<PathRule>& rules,
                                  const std::vector<KnownConfig>& known);
   // What changed since before(): put back or moved aside, each with its exact path.
-  std::vector<LeftBehind> after() const;
+  // Paths TRUSTED says yes to (content paddock trusts, an undo restore's) are left alone.
+  std::vector<LeftBehind> after(const std::function<bool(const std::string&)>& trusted = {}) const;
   // Whether PATH is at or under a path this watch checks (and puts back: other checks leave it).
   bool covers(const std::string& path) const;
 
@@ -124,4 +126,4 @@ class AgentConfigWatch {
   Baseline base_;  // when the run started, and the inodes in the watched directories before it
 };
 
-}  // namespace paddock::guard
+}  // namespace paddock::gate

@@ -9,24 +9,36 @@
 #include <time.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
-#include "guard/agent_config.h"
-#include "guard/git_watch.h"
-#include "guard/quarantine.h"
+#include "gate/agent_config.h"
+#include "gate/git_watch.h"
+#include "gate/quarantine.h"
 #include "paddock/policy.h"
 #include "paddock/sandbox.h"
 
-namespace paddock::guard {
+namespace paddock::gate {
+
+// What a Watch looks at, when it is not taken from a run's policy (gate::Check::before_write).
+struct WatchSpec {
+  std::vector<std::string> writable;              // areas walked for git repositories
+  std::vector<ProtectedPath> protected_paths;     // absolute
+  std::vector<std::string> homes;                 // HOMEs whose agents' config is checked
+};
+
+// Paths left alone by after() (content paddock trusts); empty: none.
+using TrustedPath = std::function<bool(const std::string& path)>;
 
 class Watch {
  public:
   // Before the sandbox starts: from when changes count. MOUNTS: the run's extra mounts
   // (RunOptions::mounts); the writable host-backed ones are watched too.
   static Watch before(const Policy& policy, const std::vector<SandboxMount>& mounts);
+  static Watch before(const WatchSpec& spec);
   // After the run: what changed among the watched things, in a stable order.
-  std::vector<LeftBehind> after() const;
+  std::vector<LeftBehind> after(const TrustedPath& trusted = {}) const;
   // Regular files in the writable host-backed areas that the run wrote and that are exactly SIZE
   // bytes long: where --max-file-size stopped a write (RLIMIT_FSIZE cuts a write at the limit).
   // At most MAX paths; at most 1,000,000 entries visited.
@@ -35,12 +47,12 @@ class Watch {
  private:
   // Protected paths (src/policy/protected_paths.cc): one created by the run, or anything in one
   // changed by it (the fallback cannot keep them read-only), is moved aside.
-  void check_protected(const ProtectedPath& p, std::vector<LeftBehind>& out) const;
+  void check_protected(const ProtectedPath& p, const TrustedPath& trusted, std::vector<LeftBehind>& out) const;
 
   std::vector<ProtectedPath> protected_;
   Baseline base_;  // what the existing protected paths held before the run
   GitWatch git_;
-  AgentConfigWatch agent_config_;
+  std::vector<AgentConfigWatch> agent_config_;
 };
 
-}  // namespace paddock::guard
+}  // namespace paddock::gate

@@ -12,16 +12,23 @@
 
 #include <time.h>
 
+#include <functional>
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
-#include "guard/quarantine.h"
+#include "gate/quarantine.h"
 #include "paddock/policy.h"
 #include "paddock/sandbox.h"
 #include "sys/unique_fd.h"
 
-namespace paddock::guard {
+namespace paddock::gate {
+
+// Why a file named NAME can make git find a repository or send it to another one, wherever it
+// lies (HEAD, commondir, gitdir, config.worktree), or nullopt.
+std::optional<std::string> git_name(std::string_view name);
 
 class GitWatch {
  public:
@@ -31,7 +38,9 @@ class GitWatch {
   // Every git control file created or changed in those areas since before(), and every
   // directory that became a repository. Visits at most `entry_budget` directory entries; past
   // that, says which area was not fully checked.
-  std::vector<LeftBehind> after(std::size_t entry_budget = kEntryBudget) const;
+  // Paths TRUSTED says yes to are left alone.
+  std::vector<LeftBehind> after(std::size_t entry_budget = kEntryBudget,
+                                const std::function<bool(const std::string&)>& trusted = {}) const;
 
   static constexpr std::size_t kEntryBudget = 4'000'000;
 
@@ -50,4 +59,4 @@ class GitWatch {
   Baseline base_;  // the areas' own .git control files as they were
 };
 
-}  // namespace paddock::guard
+}  // namespace paddock::gate

@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-namespace paddock::guard {
+namespace paddock::gate {
 
 // When an inode changed. The kernel sets ctime on every write, rename, link and chmod, and
 // nothing in user space can set it back, so an inode whose ctime is at or after the start of a
@@ -35,4 +35,4 @@ class Baseline {
 // returns what was done, for LeftBehind::action. PATH is NAME's full path, for the message.
 std::string move_aside(int dirfd, const std::string& name, const std::string& path, const std::string& used_by);
 
-}  // namespace paddock::guard
+}  // namespace paddock::gate

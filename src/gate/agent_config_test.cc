@@ -1,4 +1,4 @@
-#include "guard/agent_config.h"
+#include "gate/agent_config.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -17,7 +17,7 @@
 #include "policy/builtin_profiles.h"
 #include "policy/fake_fs.h"
 
-namespace paddock::guard {
+namespace paddock::gate {
 namespace {
 
 using nlohmann::json;
@@ -366,4 +366,4 @@ TEST(AgentConfigDocs, EveryPathIsListed) {
 }
 
 }  // namespace
-}  // namespace paddock::guard
+}  // namespace paddock::gate
