@@ -13,10 +13,13 @@
 #
 # A patch starts with two comment lines that git apply skips:
 #   # protection: what the patch switches off
-#   # tests: unit [escape:GTEST_FILTER] [integration:GTEST_FILTER]
+#   # tests: unit [escape:GTEST_FILTER] [integration:GTEST_FILTER] [jail] [host] [mcp[:FILE.mjs...]]
 # The unit tests (every unit_* binary) always run; escape/integration run with that filter as
-# root and as the unprivileged user. The same tests first run on the unmutated tree: a test that
-# fails there makes the check stop (it would count as a catch).
+# root and as the unprivileged user; the shell suites run whole: `jail` (tests/jail/run.sh) and
+# `mcp` (tests/mcp/run.sh, optionally only the named test files, comma-separated) as root and as
+# the unprivileged user, `host` (tests/host/run.sh) as root. A shell suite's failures are its
+# `FAIL ...` lines (mcp: node's `not ok` lines). The same tests first run on the unmutated tree:
+# a test that fails there makes the check stop (it would count as a catch).
 #
 # Exit status: 0 if every mutation was caught, 1 if one was not, 2 on an error (a patch that no
 # longer applies, a build that fails, a baseline test that fails).
@@ -31,7 +34,7 @@ for a in "$@"; do
     --list) list=1 ;;
     --all-tests) all_tests=1 ;;
     --keep) keep=1 ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "mutation-check: unknown option $a" >&2; exit 2 ;;
     *) names+=("$a") ;;
   esac
@@ -83,10 +86,10 @@ build_tree "$logs/build-base.log" || { echo "mutation-check: the unmutated tree 
 
 # The kernel test specs ("escape:FILTER", "integration:FILTER") of a mutation.
 kernel_specs() {  # kernel_specs NAME
-  if [ $all_tests = 1 ]; then echo "escape:* integration:*"; return; fi
+  if [ $all_tests = 1 ]; then echo "escape:* integration:* jail host mcp"; return; fi
   local t
   for t in $(header "$mutdir/$1.patch" tests); do
-    case "$t" in escape:*|integration:*) echo "$t" ;; esac
+    case "$t" in escape:*|integration:*|jail|host|mcp|mcp:*) echo "$t" ;; esac
   done
 }
 
@@ -103,6 +106,7 @@ run_tests() {  # run_tests TAG SPEC...
   done
   for spec in "$@"; do
     suite=${spec%%:*} filter=${spec#*:}
+    case "$suite" in jail|host|mcp) run_shell_suite "$tag" "$spec"; continue ;; esac
     for who in root unprivileged; do
       out=$logs/$tag.$suite.$who.log
       rc=0
@@ -111,6 +115,34 @@ run_tests() {  # run_tests TAG SPEC...
       report_failures "$suite" "$who" "$out" "$rc"
     done
   done
+}
+
+# A shell suite (tests/jail, tests/host, tests/mcp) against the scratch build.
+run_shell_suite() {  # run_shell_suite TAG SPEC
+  local tag=$1 spec=$2 suite=${2%%:*} who out rc whos=(root unprivileged) args=()
+  [ "$suite" = host ] && whos=(root)
+  if [ "$suite" = mcp ] && [ "$spec" != mcp ]; then IFS=, read -r -a args <<<"${spec#mcp:}"; fi
+  for who in "${whos[@]}"; do
+    out=$logs/$tag.$suite.$who.log
+    rc=0
+    case "$suite" in
+      jail) timeout 1200 "$src/tests/jail/run.sh" "$who" "$build/paddock" >"$out" 2>&1 || rc=$? ;;
+      host) timeout 1200 "$src/tests/host/run.sh" "$build/paddock" >"$out" 2>&1 || rc=$? ;;
+      mcp) timeout 1200 "$src/tests/mcp/run.sh" "$who" "$build/paddock" "${args[@]}" >"$out" 2>&1 || rc=$? ;;
+    esac
+    report_shell_failures "$suite" "$who" "$out" "$rc"
+  done
+}
+
+report_shell_failures() {  # report_shell_failures SUITE WHO LOG RC
+  local suite=$1 who=$2 log=$3 rc=$4
+  [ "$rc" = 0 ] && return 0
+  [ "$rc" = 77 ] && return 0
+  if [ "$rc" = 124 ]; then echo "$suite: timed out ($who)"; return 0; fi
+  local failed
+  failed=$( { sed -n 's/^FAIL \(.*\)$/\1/p' "$log"; sed -n 's/^not ok [0-9]* - \(.*\)$/\1/p' "$log"; } | head -n 20 || true)
+  if [ -z "$failed" ]; then echo "$suite: exit $rc ($who)"; return 0; fi
+  while IFS= read -r t; do echo "$suite: $t ($who)"; done <<<"$failed"
 }
 
 report_failures() {  # report_failures SUITE WHO LOG RC
@@ -128,9 +160,11 @@ report_failures() {  # report_failures SUITE WHO LOG RC
 
 # Baseline: the union of what the selected mutations run, on the unmutated tree.
 declare -A union
+declare -A shells
 for n in "${names[@]}"; do
   for spec in $(kernel_specs "$n"); do
     s=${spec%%:*}
+    case "$s" in jail|host|mcp) shells[$spec]=1; continue ;; esac
     IFS=: read -r -a pats <<<"${spec#*:}"
     for pat in "${pats[@]}"; do
       case ":${union[$s]:-}:" in *":$pat:"*) ;; *) union[$s]="${union[$s]:+${union[$s]}:}$pat" ;; esac
@@ -139,6 +173,7 @@ for n in "${names[@]}"; do
 done
 base_specs=()
 for s in "${!union[@]}"; do base_specs+=("$s:${union[$s]}"); done
+for s in "${!shells[@]}"; do base_specs+=("$s"); done
 echo "mutation-check: baseline (unmutated): unit ${base_specs[*]}" >&2
 base_fail=$(run_tests base "${base_specs[@]}")
 if [ -n "$base_fail" ]; then
