@@ -154,17 +154,6 @@ std::string quarantine_entry(int parent, const std::string& dir_name, int dir_fd
   return "";
 }
 
-// Renames NAME (in FD) to NAME.SUFFIX, numbered when taken; returns the new name, or "" with errno.
-std::string move_aside(int fd, const std::string& name, const char* suffix) {
-  for (int i = 0; i < 100; ++i) {
-    std::string aside = name + "." + suffix + (i ? "." + std::to_string(i) : "");
-    if (syscall(SYS_renameat2, fd, name.c_str(), fd, aside.c_str(), RENAME_NOREPLACE) == 0) return aside;
-    if (errno != EEXIST) return "";
-  }
-  errno = EEXIST;
-  return "";
-}
-
 std::string sibling(const std::string& path, const std::string& name) { return path::join(path::parent(path), name); }
 
 std::string base_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
@@ -395,7 +384,7 @@ void AgentConfigWatch::anchor_replaced(const Watched& w, std::vector<LeftBehind>
     out.push_back({w.anchor_path, why, "find the original (the run may have renamed it) before an agent runs outside paddock"});
     return;
   }
-  std::string aside = move_aside(parent->get(), base_name(w.anchor_path), "paddock-quarantine");
+  std::string aside = rename_aside(parent->get(), base_name(w.anchor_path), "paddock-quarantine");
   out.push_back({w.anchor_path, why,
                  aside.empty() ? std::string("could not move what is there now aside (") + std::strerror(errno) + "): remove it"
                                : "what is there now moved aside to " + sibling(w.anchor_path, aside) +
@@ -416,7 +405,7 @@ void AgentConfigWatch::check(const Watched& w, std::vector<LeftBehind>& out) con
     if (fstatat(fd, w.rest[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return;  // still absent
     sys::UniqueFd next(openat(fd, w.rest[i].c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!next) {
-      std::string aside = move_aside(fd, w.rest[i], "paddock-quarantine");
+      std::string aside = rename_aside(fd, w.rest[i], "paddock-quarantine");
       out.push_back({at, known_[w.known].why + " (" + w.path + " was reached through it; it did not exist before the run)",
                      aside.empty() ? std::string("could not move it aside (") + std::strerror(errno) + "): remove it"
                                    : "moved aside to " + sibling(at, aside) + "; review it before you move it back"});
@@ -437,7 +426,7 @@ void AgentConfigWatch::check_dir(const Watched& w, int parent, const std::string
   const bool same = w.existed && st.st_dev == w.dev && st.st_ino == w.ino && S_ISDIR(st.st_mode);
   if (!same) {
     // Created by the run, or the directory replaced (a symlink, another directory): aside whole.
-    std::string aside = move_aside(parent, name, "paddock-quarantine");
+    std::string aside = rename_aside(parent, name, "paddock-quarantine");
     std::string action = aside.empty() ? std::string("could not move it aside (") + std::strerror(errno) + "): remove it"
                                        : "moved aside to " + sibling(w.path, aside) + "; review it before you move it back";
     if (w.existed) action += "; the directory that was here before the run was replaced";
@@ -501,7 +490,7 @@ void AgentConfigWatch::check_file(const Watched& w, int parent, const std::strin
     // A symlink (or something paddock did not read) before the run: it must still be that.
     if (same_inode && !base_.changed(st)) return;
     if (S_ISLNK(w.mode)) {
-      std::string aside = move_aside(parent, name, "paddock-rejected");
+      std::string aside = rename_aside(parent, name, "paddock-rejected");
       std::string action = aside.empty() ? std::string("could not move it aside (") + std::strerror(errno) + ")"
                                          : "the sandbox's version moved aside to " + sibling(w.path, aside);
       if (!aside.empty() && symlinkat(w.bytes.c_str(), parent, name.c_str()) == 0)
@@ -555,7 +544,7 @@ void AgentConfigWatch::check_file(const Watched& w, int parent, const std::strin
 
   std::string what = k.why + ": ";
   for (std::size_t i = 0; i < changed.size(); ++i) what += (i ? ", " : "") + changed[i];
-  std::string aside = move_aside(parent, name, "paddock-rejected");
+  std::string aside = rename_aside(parent, name, "paddock-rejected");
   if (aside.empty()) {
     out.push_back({w.path, what, std::string("could not move it aside (") + std::strerror(errno) +
                                      "): fix it before the agent runs outside paddock"});

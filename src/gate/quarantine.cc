@@ -57,4 +57,14 @@ std::string move_aside(int dirfd, const std::string& name, const std::string& pa
   return "could not move it aside: remove it before " + used_by;
 }
 
+std::string rename_aside(int dirfd, const std::string& name, const char* suffix) {
+  for (int i = 0; i < 100; ++i) {
+    std::string aside = name + "." + suffix + (i ? "." + std::to_string(i) : "");
+    if (syscall(SYS_renameat2, dirfd, name.c_str(), dirfd, aside.c_str(), RENAME_NOREPLACE) == 0) return aside;
+    if (errno != EEXIST) return "";
+  }
+  errno = EEXIST;
+  return "";
+}
+
 }  // namespace paddock::gate

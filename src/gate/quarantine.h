@@ -35,4 +35,8 @@ class Baseline {
 // returns what was done, for LeftBehind::action. PATH is NAME's full path, for the message.
 std::string move_aside(int dirfd, const std::string& name, const std::string& path, const std::string& used_by);
 
+// Renames NAME in DIRFD to NAME.SUFFIX (.1, .2, ... when taken; never replaces) and returns the
+// new name, or "" with errno set.
+std::string rename_aside(int dirfd, const std::string& name, const char* suffix);
+
 }  // namespace paddock::gate
