@@ -25,6 +25,15 @@ const std::vector<ProtectedEntry>& workspace_protected_entries() {
       {".mise.toml", "mise runs its hooks and sources its env scripts in the user's shell on cd"},
       {"mise.local.toml", "mise runs its hooks and sources its env scripts in the user's shell on cd"},
       {".mise.local.toml", "mise runs its hooks and sources its env scripts in the user's shell on cd"},
+      {".config/mise.toml", "mise runs its hooks and sources its env scripts in the user's shell on cd"},
+      {".config/mise", "mise runs the hooks and sources the env scripts of its config files here on cd"},
+      {".mise", "mise runs the hooks and sources the env scripts of its config files here on cd"},
+      {"mise/config.toml", "mise runs its hooks and sources its env scripts in the user's shell on cd"},
+      // Version managers: the toolchain they start in this directory, for any command (an
+      // editor's or a prompt's `rustc --version` included).
+      {".tool-versions", "asdf and mise run a `path:` version's programs from the directory it names, on cd and for every shimmed command"},
+      {"rust-toolchain.toml", "rustup runs cargo and rustc from the toolchain it names (`path`: any directory) for every command in this directory"},
+      {"rust-toolchain", "rustup runs cargo and rustc from the toolchain it names (`path`: any directory) for every command in this directory"},
       // Editors and IDEs: tasks, launch and run configurations, language servers, MCP servers.
       {".vscode", "VS Code runs its tasks (some on folder open), launch configurations, MCP servers (mcp.json) and the programs settings name"},
       {".idea", "JetBrains IDEs run its run configurations, external tools, startup tasks and file watchers"},
