@@ -1,43 +1,15 @@
+// The after-run walk's git rules (git_watch.h), on real files: what git would find after a run
+// is moved aside; ordinary git use in the user's repository is left alone.
 #include "gate/git_watch.h"
 
 #include <fcntl.h>
-#include <stdlib.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <gtest/gtest.h>
-
-#include <algorithm>
-#include <fstream>
-#include <string>
+#include "gate/tree_fixture.h"
 
 namespace paddock::gate {
 namespace {
 
-class GitWatchTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/paddock-gitwatch-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    root_ = tmpl;
-    policy_.paths.push_back(PathRule{root_, root_, Access::ReadWrite, {Origin::Kind::Flag, "--allow"}, false, {}});
-  }
-  void TearDown() override { ASSERT_EQ(std::system(("rm -rf " + root_).c_str()), 0); }
-  void write(const std::string& rel, const std::string& text) {
-    std::string p = root_ + "/" + rel;
-    ASSERT_EQ(std::system(("mkdir -p \"$(dirname " + p + ")\"").c_str()), 0);
-    std::ofstream(p) << text;
-  }
-  bool exists(const std::string& rel) const {
-    struct stat st;
-    return lstat((root_ + "/" + rel).c_str(), &st) == 0;
-  }
-  // Makes ctime of everything so far older than the coming before(): the kernel's coarse clock
-  // must move on.
-  static void tick() { usleep(20'000); }
-  std::string root_;
-  Policy policy_;
-};
+using GitWatchTest = TreeFixture;
 
 TEST_F(GitWatchTest, WhatExistedBeforeIsLeftAlone) {
   write(".git/config", "[core]\n");
@@ -45,54 +17,232 @@ TEST_F(GitWatchTest, WhatExistedBeforeIsLeftAlone) {
   write(".git/HEAD", "ref: refs/heads/main\n");
   write("vendor/lib/.git", "gitdir: ../../.git/modules/lib\n");
   tick();
-  GitWatch w = GitWatch::before(policy_);
+  TreeWatch w = TreeWatch::before(policy_);
   write("src/main.c", "int main;\n");  // ordinary work
   write(".git/index", "x");
-  EXPECT_TRUE(w.after().empty());
+  EXPECT_EQ(after(w), Paths{});
   EXPECT_TRUE(exists(".git/config"));
 }
 
 TEST_F(GitWatchTest, ControlFilesChangedOrCreatedAreMovedAside) {
   write(".git/config", "[core]\n");
   write(".git/HEAD", "ref: refs/heads/main\n");
-  ASSERT_EQ(::mkdir((root_ + "/.git/hooks").c_str(), 0755), 0);
   write(".git/hooks/pre-commit", "#!/bin/sh\n");
   tick();
-  GitWatch w = GitWatch::before(policy_);
-  write(".git/config", "[core]\n\tfsmonitor = evil\n");  // rewritten in place
+  TreeWatch w = TreeWatch::before(policy_);
   write(".git/hooks/pre-commit", "#!/bin/sh\nevil\n");    // an existing hook edited
   write("deep/er/.git", "gitdir: /elsewhere\n");          // a .git file anywhere
   write("x/.git/modules/a/b/config", "[core]\n");        // a submodule's git dir, '/' in its name
   write("x/.git/modules/a/b/HEAD", "ref: refs/heads/main\n");
   auto left = w.after();
-  std::vector<std::string> paths;
-  for (const auto& l : left) paths.push_back(l.path.substr(root_.size()));
-  std::sort(paths.begin(), paths.end());
-  EXPECT_EQ(paths, (std::vector<std::string>{"/.git/config", "/.git/hooks/pre-commit", "/deep/er/.git",
-                                             "/x/.git/modules/a/b/config"}))
-      << ::testing::PrintToString(paths);
-  EXPECT_FALSE(exists(".git/config"));
-  EXPECT_TRUE(exists(".git/config.paddock-quarantine"));
+  EXPECT_EQ(rel_paths(left), (Paths{".git/hooks/pre-commit", "deep/er/.git", "x/.git/modules/a/b/config"}));
   EXPECT_FALSE(exists("deep/er/.git"));
   for (const auto& l : left) EXPECT_NE(l.action.find("moved aside to "), std::string::npos) << l.action;
 }
 
-TEST_F(GitWatchTest, ABareRepositoryShapeCounts) {
+// A bare repository anywhere: its config, and its HEAD (a repository the run made).
+TEST_F(GitWatchTest, ABareRepositoryAnywhere) {
   tick();
-  GitWatch w = GitWatch::before(policy_);
-  write("b/HEAD", "ref: refs/heads/main\n");
-  write("b/objects/.keep", "");
-  write("b/refs/.keep", "");
-  write("b/config", "[core]\n");
+  TreeWatch w = TreeWatch::before(policy_);
+  git_dir("b");
   write("c/config", "[core]\n");  // no HEAD/objects/refs: not a repository to git
+  EXPECT_EQ(after(w), (Paths{"b/HEAD", "b/config"}));
+  EXPECT_TRUE(exists("b/HEAD.paddock-quarantine"));
+  EXPECT_TRUE(exists("c/config"));
+}
+
+// The split git directory git finds and the old shape test did not: HEAD, commondir and
+// config.worktree in one directory, objects, refs and the config in another (issue 25, class 2).
+TEST_F(GitWatchTest, ASplitGitDirectoryIsFoundWithItsCommonDirectory) {
+  tick();
+  TreeWatch w = TreeWatch::before(policy_);
+  write("HEAD", "ref: refs/heads/main\n");
+  write("commondir", "store\r\n");  // git cuts CR and LF
+  write("config.worktree", "[core]\n\tworktree = /x\n");
+  mkdir("store/objects");
+  mkdir("store/refs");
+  write("store/config", "[core]\n\tfsmonitor = evil\n[extensions]\n\tworktreeConfig = true\n");
+  EXPECT_EQ(after(w), (Paths{"HEAD", "commondir", "config.worktree", "store/config"}));
+}
+
+// A commondir that leads back to its own directory ("."): its config is still judged.
+TEST_F(GitWatchTest, ACommondirLeadingToItselfIsItsOwnCommonDirectory) {
+  tick();
+  TreeWatch w = TreeWatch::before(policy_);
+  git_dir("r");
+  write("r/commondir", ".\n");
+  EXPECT_EQ(after(w), (Paths{"r/HEAD", "r/commondir", "r/config"}));
+}
+
+// A commondir leading out of the writable areas: what is there was not the run's and stays.
+TEST_F(GitWatchTest, ACommonDirectoryOutsideTheAreasIsNotTouched) {
+  char tmpl[] = "/tmp/paddock-gate-outside-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string outside = tmpl;
+  ASSERT_EQ(std::system(("mkdir -p " + outside + "/objects " + outside + "/refs && echo x > " + outside + "/config").c_str()), 0);
+  tick();
+  TreeWatch w = TreeWatch::before(policy_);
+  ASSERT_EQ(std::system(("echo y > " + outside + "/config").c_str()), 0);  // the host's, in the meantime
+  write("r/HEAD", "ref: refs/heads/main\n");
+  write("r/commondir", outside + "\n");
+  EXPECT_EQ(after(w), (Paths{"r/HEAD", "r/commondir"}));
+  struct stat st;
+  EXPECT_EQ(lstat((outside + "/config").c_str(), &st), 0);
+  ASSERT_EQ(std::system(("rm -rf " + outside).c_str()), 0);
+}
+
+// Ordinary git in the user's repository rewrites .git/HEAD through a rename (`git checkout -b`),
+// in a nested repository and a linked worktree too: the branch pointer of a repository whose
+// config was there before the run stays.
+TEST_F(GitWatchTest, TheHeadOfARepositoryThatWasThereStays) {
+  git_dir(".git");
+  git_dir("vendor/lib/.git");
+  git_dir(".git/worktrees/wt", false);
+  write(".git/worktrees/wt/commondir", "../..\n");
+  write(".git/worktrees/wt/gitdir", root_ + "/wt/.git\n");
+  tick();
+  TreeWatch w = TreeWatch::before(policy_);
+  replace(".git/HEAD", "ref: refs/heads/topic\n");
+  replace("vendor/lib/.git/HEAD", "0123456789012345678901234567890123456789\n");
+  replace(".git/worktrees/wt/HEAD", "ref: refs/heads/other\n");
+  EXPECT_EQ(after(w), Paths{});
+}
+
+// A HEAD of a repository whose config the run wrote (or that has none) is the run's repository.
+TEST_F(GitWatchTest, TheHeadOfARepositoryTheRunMadeIsMovedAside) {
+  git_dir("a", false);  // a repository without a config, from before the run
+  tick();
+  TreeWatch w = TreeWatch::before(policy_);
+  replace("a/HEAD", "ref: refs/heads/x\n");
+  git_dir("n/.git");
+  EXPECT_EQ(after(w), (Paths{"a/HEAD", "n/.git/HEAD", "n/.git/config"}));
+}
+
+// Files named HEAD that are no git directory's (no objects/refs; not a valid HEAD) are data.
+TEST_F(GitWatchTest, AHeadThatMakesNoRepositoryIsLeftAlone) {
+  tick();
+  TreeWatch w = TreeWatch::before(policy_);
+  write("docs/HEAD", "the head of the document\n");
+  mkdir("docs/objects");
+  mkdir("docs/refs");
+  write("logs/HEAD", "0000000000000000000000000000000000000000 1111111111111111111111111111111111111111 x\n");
+  mkdir("logs/refs/heads");  // a reflog directory's shape: HEAD and refs/, no objects/
+  EXPECT_EQ(after(w), Paths{});
+}
+
+// A .git file from before the run is followed: the git directory it names (here where the walk
+// would not go by itself) is judged.
+TEST_F(GitWatchTest, AGitFileThatWasThereIsFollowed) {
+  git_dir(".git");
+  git_dir(".git/elsewhere/lib");
+  write("lib/.git", "gitdir: ../.git/elsewhere/lib\n");
+  tick();
+  TreeWatch w = TreeWatch::before(policy_);
+  write(".git/elsewhere/lib/config", "[core]\n\tfsmonitor = evil\n");
+  EXPECT_EQ(after(w), (Paths{".git/elsewhere/lib/config"}));
+}
+
+TEST_F(GitWatchTest, ASymlinkedGitDirectoryThatWasThereIsFollowed) {
+  git_dir(".git/store");  // where the walk would not go by itself
+  mkdir("p");
+  link("../.git/store", "p/.git");
+  tick();
+  TreeWatch w = TreeWatch::before(policy_);
+  write(".git/store/hooks/post-checkout", "#!/bin/sh\n");
+  EXPECT_EQ(after(w), (Paths{".git/store/hooks"}));
+}
+
+// Issue 26, item 11: the git directories of linked worktrees (.git/worktrees/*): a commondir, a
+// gitdir or a config.worktree the run wrote is moved aside.
+TEST_F(GitWatchTest, LinkedWorktreesGitDirectories) {
+  git_dir(".git");
+  for (const char* wt : {"a", "b", "c"}) {
+    const std::string d = std::string(".git/worktrees/") + wt;
+    git_dir(d, false);
+    write(d + "/commondir", "../..\n");
+    write(d + "/gitdir", root_ + "/" + wt + "/.git\n");
+  }
+  tick();
+  TreeWatch w = TreeWatch::before(policy_);
+  write(".git/worktrees/a/commondir", root_ + "/evil\n");
+  replace(".git/worktrees/b/gitdir", "/nowhere/.git\n");
+  write(".git/worktrees/c/config.worktree", "[core]\n\tfsmonitor = evil\n");
+  EXPECT_EQ(after(w), (Paths{".git/worktrees/a/commondir", ".git/worktrees/b/gitdir", ".git/worktrees/c/config.worktree"}));
+  // The user's own worktrees' files are put back (moved aside, the worktree would be broken); what
+  // was not there is moved aside.
+  EXPECT_EQ(read(".git/worktrees/a/commondir"), "../..\n");
+  EXPECT_EQ(read(".git/worktrees/a/commondir.paddock-rejected"), root_ + "/evil\n");
+  EXPECT_EQ(read(".git/worktrees/b/gitdir"), root_ + "/b/.git\n");
+  EXPECT_FALSE(exists(".git/worktrees/c/config.worktree"));
+  EXPECT_TRUE(exists(".git/worktrees/c/config.worktree.paddock-quarantine"));
+}
+
+// In a repository made by the run, nothing is the user's: moved aside.
+TEST_F(GitWatchTest, ANewLinkedWorktreesFilesAreMovedAside) {
+  tick();
+  TreeWatch w = TreeWatch::before(policy_);
+  git_dir("n/.git");
+  git_dir("n/.git/worktrees/x", false);
+  write("n/.git/worktrees/x/commondir", "../..\n");
+  write("n/.git/worktrees/x/gitdir", "/x/.git\n");
+  EXPECT_EQ(after(w), (Paths{"n/.git/HEAD", "n/.git/config", "n/.git/worktrees/x/HEAD", "n/.git/worktrees/x/commondir",
+                             "n/.git/worktrees/x/gitdir"}));
+}
+
+// Names git follows anywhere, outside any git directory too.
+TEST_F(GitWatchTest, RedirectNamesAnywhere) {
+  tick();
+  TreeWatch w = TreeWatch::before(policy_);
+  write("a/commondir", "x\n");
+  write("b/gitdir", "x\n");
+  write("c/config.worktree", "x\n");
+  EXPECT_EQ(after(w), (Paths{"a/commondir", "b/gitdir", "c/config.worktree"}));
+}
+
+// A rebase whose instruction sheet the run wrote with a command git runs on --continue.
+TEST_F(GitWatchTest, ARebaseTodoWithExecLines) {
+  git_dir(".git");
+  write(".git/rebase-merge/git-rebase-todo", "pick 0123456 one\n");
+  tick();
+  TreeWatch w = TreeWatch::before(policy_);
+  write(".git/rebase-merge/git-rebase-todo", "pick 0123456 one\n  x touch /tmp/evil\n");
+  EXPECT_EQ(after(w), (Paths{".git/rebase-merge/git-rebase-todo"}));
+  write(".git/rebase-merge/git-rebase-todo", "pick 0123456 one\nreword 789abcd two\n");  // git's own rewriting
+  TreeWatch w2 = TreeWatch::before(policy_);
+  write(".git/rebase-merge/git-rebase-todo", "pick 0123456 one\n");
+  EXPECT_EQ(after(w2), Paths{});
+}
+
+// Issue 25: the fallback's .git/config (writable there) changed by the run is put back as it was
+// before; the run's version is kept as config.paddock-rejected. Removed, it is put back too.
+TEST_F(GitWatchTest, TheProjectsOwnConfigIsPutBack) {
+  git_dir(".git");
+  write(".git/config", "[remote \"origin\"]\n\turl = git@host:me/p\n");
+  ASSERT_EQ(::chmod((root_ + "/.git/config").c_str(), 0640), 0);
+  tick();
+  TreeWatch w = TreeWatch::before(policy_);
+  write(".git/config", "[core]\n\tfsmonitor = evil\n");
+  replace(".git/HEAD", "ref: refs/heads/topic\n");  // and a checkout: the branch pointer stays
   auto left = w.after();
-  ASSERT_EQ(left.size(), 1u);
-  EXPECT_EQ(left[0].path, root_ + "/b/config");
+  ASSERT_EQ(rel_paths(left), (Paths{".git/config"}));
+  EXPECT_NE(left[0].action.find("the file from before the run put back"), std::string::npos) << left[0].action;
+  EXPECT_NE(left[0].action.find(root_ + "/.git/config.paddock-rejected"), std::string::npos) << left[0].action;
+  EXPECT_EQ(read(".git/config"), "[remote \"origin\"]\n\turl = git@host:me/p\n");
+  EXPECT_EQ(read(".git/config.paddock-rejected"), "[core]\n\tfsmonitor = evil\n");
+  struct stat st;
+  ASSERT_EQ(::stat((root_ + "/.git/config").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  EXPECT_EQ(read(".git/HEAD"), "ref: refs/heads/topic\n");
+
+  TreeWatch again = TreeWatch::before(policy_);
+  ASSERT_EQ(::unlink((root_ + "/.git/config").c_str()), 0);
+  EXPECT_EQ(after(again), (Paths{".git/config"}));
+  EXPECT_EQ(read(".git/config"), "[remote \"origin\"]\n\turl = git@host:me/p\n");
 }
 
 TEST_F(GitWatchTest, ASecondQuarantineDoesNotReplaceTheFirst) {
   tick();
-  GitWatch w = GitWatch::before(policy_);
+  TreeWatch w = TreeWatch::before(policy_);
   write("r/.git", "gitdir: /one\n");
   ASSERT_EQ(w.after().size(), 1u);
   write("r/.git", "gitdir: /two\n");
@@ -105,7 +255,7 @@ TEST_F(GitWatchTest, TooDeepToWalkItSaysSo) {
   std::string deep;
   for (int i = 0; i < 260; ++i) deep += "d/";
   tick();
-  GitWatch w = GitWatch::before(policy_);
+  TreeWatch w = TreeWatch::before(policy_);
   write(deep + ".git", "gitdir: /elsewhere\n");
   auto left = w.after();
   ASSERT_EQ(left.size(), 1u);
@@ -116,7 +266,7 @@ TEST_F(GitWatchTest, TooDeepToWalkItSaysSo) {
 TEST_F(GitWatchTest, PastTheBudgetItSaysSo) {
   for (int i = 0; i < 10; ++i) write("d" + std::to_string(i) + "/f", "");
   tick();
-  GitWatch w = GitWatch::before(policy_);
+  TreeWatch w = TreeWatch::before(policy_);
   auto left = w.after(5);
   ASSERT_EQ(left.size(), 1u);
   EXPECT_EQ(left[0].path, root_);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <set>
 #include <string>
 
 #include "gate/quarantine.h"
@@ -72,7 +73,7 @@ Watch Watch::before(const Policy& policy, const std::vector<SandboxMount>& mount
     auto fd = sys::open_dir_no_symlinks(p.path);
     if (fd) visit_entries(fd->get(), p.path, p.reason, w.base_, &w.base_, kDepth, {}, unused);
   }
-  w.git_ = GitWatch::before(policy, mounts);
+  w.tree_ = TreeWatch::before(policy, mounts);
   w.agent_config_.push_back(AgentConfigWatch::before(policy));
   return w;
 }
@@ -161,13 +162,21 @@ void find_at_size(int fd, const std::string& path, std::uint64_t size, const Bas
 std::vector<std::string> Watch::files_at_size(std::uint64_t size, std::size_t max) const {
   std::vector<std::string> out;
   std::size_t budget = 1'000'000;
-  for (const auto& a : git_.areas()) find_at_size(a.fd->get(), a.path == "/" ? "" : a.path, size, base_, max, budget, 64, out);
+  for (const auto& a : tree_.areas()) find_at_size(a.fd->get(), a.shown == "/" ? "" : a.shown, size, base_, max, budget, 64, out);
   return out;
 }
 
 std::vector<LeftBehind> Watch::after(const TrustedPath& trusted) const {
-  // Git first: it moves whole control files and directories (.git/hooks) aside itself.
-  std::vector<LeftBehind> out = git_.after(GitWatch::kEntryBudget, trusted);
+  // The walk first (git's rules, protected names below the areas' tops, toolchains): it moves
+  // whole control files and directories (.git/hooks) aside itself. The protected paths the policy
+  // names are checked below, against what they held before the run.
+  std::set<std::string> checked_below;
+  for (const ProtectedPath& p : protected_) checked_below.insert(p.path);
+  std::vector<LeftBehind> out = tree_.after(TreeWatch::kEntryBudget, trusted, checked_below);
+  // What the walk handled (a project's .git/config put back, whose new inode a comparison with the
+  // baseline would take for the run's) is not checked again below.
+  std::set<std::string> handled;
+  for (const LeftBehind& l : out) handled.insert(l.path);
   // Agents' configuration next: it puts back what the agent's own files held, which moving them
   // aside would not; the protected paths it covers (~/.claude/settings.json, ~/.claude/hooks when
   // ~/.claude is writable) are left to it.
@@ -177,7 +186,7 @@ std::vector<LeftBehind> Watch::after(const TrustedPath& trusted) const {
     return std::any_of(agent_config_.begin(), agent_config_.end(), [&](const AgentConfigWatch& a) { return a.covers(path); });
   };
   for (const ProtectedPath& p : protected_)
-    if (!covered(p.path)) check_protected(p, trusted, out);
+    if (!covered(p.path) && !handled.count(p.path)) check_protected(p, trusted, out);
   return out;
 }
 

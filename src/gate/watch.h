@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "gate/agent_config.h"
-#include "gate/git_watch.h"
+#include "gate/tree_watch.h"
 #include "gate/quarantine.h"
 #include "paddock/policy.h"
 #include "paddock/sandbox.h"
@@ -23,7 +23,7 @@ namespace paddock::gate {
 
 // What a Watch looks at, when it is not taken from a run's policy (gate::Check::before_write).
 struct WatchSpec {
-  std::vector<std::string> writable;              // areas walked for git repositories
+  std::vector<std::string> writable;              // areas walked (tree_watch.h)
   std::vector<ProtectedPath> protected_paths;     // absolute
   std::vector<std::string> homes;                 // HOMEs whose agents' config is checked
 };
@@ -51,7 +51,7 @@ class Watch {
 
   std::vector<ProtectedPath> protected_;
   Baseline base_;  // what the existing protected paths held before the run
-  GitWatch git_;
+  TreeWatch tree_;
   std::vector<AgentConfigWatch> agent_config_;
 };
 

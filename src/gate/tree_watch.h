@@ -1,0 +1,47 @@
+// The writable trees a door wrote into, checked after it by one walk (walker.h): git's rules,
+// the protected names at any depth, toolchains' start-up hooks. Taken before the door writes
+// (each area opened then, no symlink followed, and the project's own `.git` recorded), checked
+// after: what changed since, by inode change time, is moved aside (or put back) and listed.
+//
+// The areas: a run's writable host-backed rules and mounts, and an overlay's upper directory —
+// where the run's writes to an overlay workspace land — walked with its paths shown as the
+// workspace shows them, and its read-only lower layer consulted where a rule asks whether
+// something is there (a HEAD in the upper directory of a repository whose config is in the
+// lower one).
+#pragma once
+
+#include <cstddef>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gate/quarantine.h"
+#include "gate/walker.h"
+#include "paddock/policy.h"
+#include "paddock/sandbox.h"
+
+namespace paddock::gate {
+
+class TreeWatch {
+ public:
+  // The writable, host-backed areas of POLICY and MOUNTS (overlays' upper directories included),
+  // opened now; changes from now on count.
+  static TreeWatch before(const Policy& policy, const std::vector<SandboxMount>& mounts = {});
+  // Everything the rules find that the door created or changed since before(). Visits at most
+  // ENTRY_BUDGET directory entries; past that, says which area was not fully checked. Paths
+  // TRUSTED says yes to are left alone; COVERED paths (the policy's protected paths) are left to
+  // the caller.
+  std::vector<LeftBehind> after(std::size_t entry_budget = kEntryBudget, const TrustedFn& trusted = {},
+                                const std::set<std::string>& covered = {}) const;
+
+  static constexpr std::size_t kEntryBudget = 4'000'000;
+
+  // The watched areas, each opened before the run (overlays' upper directories first).
+  const std::vector<WalkArea>& areas() const { return areas_; }
+
+ private:
+  std::vector<WalkArea> areas_;
+  Baseline base_;
+};
+
+}  // namespace paddock::gate
