@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 
 #include "helpers/test_util.h"
@@ -52,10 +53,16 @@ class EscapeGit : public ::testing::TestWithParam<bool> {
   // Run inside paddock: GIT must run nothing, and paddock's stderr must name every path in LEFT
   // that exists afterwards (what it moved aside).
   void check(const std::string& attack, const std::string& git, bool with_repo) {
+    check_with(attack, git, [&](const World& w) {
+      if (with_repo) make_repo(w);
+    });
+  }
+  // The same, with SETUP(world) preparing the project on the host before the attack.
+  void check_with(const std::string& attack, const std::string& git, const std::function<void(const World&)>& setup) {
     const std::string script = "set +e; " + attack;
     {
       World control;
-      if (with_repo) make_repo(control);
+      setup(control);
       RunOpts o = host_opts(control);
       o.env["MARK"] = marker(control);
       auto direct = run({"/bin/sh", "-c", script}, o);
@@ -65,7 +72,7 @@ class EscapeGit : public ::testing::TestWithParam<bool> {
     }
     world_ = std::make_unique<World>();  // kept until the test ends: its checks look at the files
     World& w = *world_;
-    if (with_repo) make_repo(w);
+    setup(w);
     RunOpts o = w.opts();
     if (fallback()) o.env["PADDOCK_DANGER_DISABLE_NAMESPACES"] = "1";
     // The marker's path, as the attack writes it into the config: outside anything the sandbox sees.
@@ -147,6 +154,119 @@ TEST_P(EscapeGit, SubmoduleGitDirectory) {
             "160000,0123456789012345678901234567890123456789,lib",
         "git status", true);
   EXPECT_TRUE(contains(last_.err, "/.git/modules/lib/config")) << describe(last_);
+}
+
+// Issue 25, class 2: a split git directory — HEAD, commondir and a config.worktree naming the
+// work tree in the project, objects, refs and the config (with core.fsmonitor, and
+// extensions.worktreeConfig so that git reads config.worktree) in another directory. No single
+// directory has a repository's shape; git's rule (commondir) assembles one.
+constexpr const char* kSplitGitDir =
+    "mkdir -p store/objects store/refs && "
+    "printf '[core]\\n\\trepositoryformatversion = 1\\n\\tfsmonitor = \"touch %s; true\"\\n[extensions]\\n"
+    "\\tworktreeConfig = true\\n' \"$MARK\" > store/config && echo 'ref: refs/heads/main' > HEAD && "
+    "echo store > commondir && printf '[core]\\n\\tbare = false\\n\\tworktree = %s\\n' \"$PWD\" > config.worktree; ";
+
+TEST_P(EscapeGit, SplitGitDirectory) {
+  check(kSplitGitDir, "git status", false);
+  EXPECT_TRUE(contains(last_.err, last_project_ + "/commondir")) << describe(last_);
+  EXPECT_TRUE(contains(last_.err, last_project_ + "/store/config")) << describe(last_);
+}
+
+// The same in a subdirectory of a repository: `git status` there finds it before the project's.
+TEST_P(EscapeGit, SplitGitDirectoryInASubdirectory) {
+  check(std::string("mkdir sub && cd sub && ") + kSplitGitDir, "cd sub && git status", true);
+  EXPECT_TRUE(contains(last_.err, last_project_ + "/sub/HEAD")) << describe(last_);
+}
+
+// A bare repository in a subdirectory, naming a work tree.
+TEST_P(EscapeGit, BareRepositoryInASubdirectory) {
+  check("mkdir sub && cd sub && " + fake_git_dir(".") + "printf '\tbare = false\n\tworktree = %s\n' \"$PWD\" >> config",
+        "cd sub && git status", true);
+  EXPECT_TRUE(contains(last_.err, last_project_ + "/sub/config")) << describe(last_);
+}
+
+// Ordinary git inside a run: a new branch (HEAD rewritten through a rename), a commit, a
+// checkout back. The repository stays the user's: nothing is moved aside, and the host's git
+// sees the run's branch and commit.
+TEST_P(EscapeGit, OrdinaryGitUseStays) {
+  World w;
+  make_repo(w);
+  RunOpts o = w.opts();
+  if (fallback()) o.env["PADDOCK_DANGER_DISABLE_NAMESPACES"] = "1";
+  auto p = w.paddock({"run", "--", "/bin/sh", "-c",
+                      "set -e; git checkout -q -b topic; echo x > f; git add f; "
+                      "git -c user.email=t@t -c user.name=t commit -q -m one; git checkout -q -b topic2"},
+                     o);
+  ASSERT_EQ(p.code, 0) << describe(p);
+  EXPECT_FALSE(contains(p.err, "left behind")) << describe(p);
+  EXPECT_FALSE(contains(p.err, "/.git/HEAD")) << describe(p);
+  auto r = run({"/bin/sh", "-c", "git rev-parse --abbrev-ref HEAD && git log --oneline | wc -l"}, host_opts(w));
+  EXPECT_EQ(r.out, "topic2\n2\n") << describe(r);
+}
+
+// Issue 26, item 11, and class 2: the git directories of a linked worktree the user made before
+// the run (.git/worktrees/wt). Its commondir sent to a repository of the run's...
+TEST_P(EscapeGit, LinkedWorktreeCommondir) {
+  auto with_worktree = [](const World& w) {
+    make_repo(w);
+    auto r = run({"/bin/sh", "-c", "git worktree add -q wt"}, host_opts(w));
+    ASSERT_EQ(r.code, 0) << describe(r);
+  };
+  check_with(fake_git_dir("evil") + "echo \"$PWD/evil\" > .git/worktrees/wt/commondir", "cd wt && git status", with_worktree);
+  EXPECT_TRUE(contains(last_.err, last_project_ + "/.git/worktrees/wt/commondir")) << describe(last_);
+  // ...is put back: the worktree still works on the host.
+  auto r = run({"/bin/sh", "-c", "cd wt && git status --short && git rev-parse --git-common-dir"}, host_opts(*world_));
+  EXPECT_EQ(r.code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, last_project_ + "/.git\n")) << describe(r);
+}
+
+// ...a config.worktree written for it (the repository reads them: extensions.worktreeConfig)...
+TEST_P(EscapeGit, LinkedWorktreeConfigWorktree) {
+  auto with_worktree = [](const World& w) {
+    make_repo(w);
+    auto r = run({"/bin/sh", "-c", "git config extensions.worktreeConfig true && git worktree add -q wt"}, host_opts(w));
+    ASSERT_EQ(r.code, 0) << describe(r);
+  };
+  check_with("printf '[core]\\n\\tfsmonitor = \"touch %s; true\"\\n' \"$MARK\" > .git/worktrees/wt/config.worktree",
+        "cd wt && git status", with_worktree);
+  EXPECT_TRUE(contains(last_.err, last_project_ + "/.git/worktrees/wt/config.worktree")) << describe(last_);
+}
+
+// ...and its gitdir pointed nowhere: the host's `git worktree prune` (which `git gc` runs) would
+// delete the worktree's git directory. Put back, the worktree survives the prune.
+TEST_P(EscapeGit, LinkedWorktreeGitdir) {
+  World control;
+  make_repo(control);
+  ASSERT_EQ(run({"/bin/sh", "-c", "git worktree add -q wt"}, host_opts(control)).code, 0);
+  ASSERT_EQ(run({"/bin/sh", "-c", "echo /nowhere/.git > .git/worktrees/wt/gitdir && git worktree prune"},
+                host_opts(control)).code, 0);
+  ASSERT_FALSE(exists(control.project + "/.git/worktrees/wt"))
+      << "the attack does not work even without paddock, so this test proves nothing";
+
+  World w;
+  make_repo(w);
+  ASSERT_EQ(run({"/bin/sh", "-c", "git worktree add -q wt"}, host_opts(w)).code, 0);
+  RunOpts o = w.opts();
+  if (fallback()) o.env["PADDOCK_DANGER_DISABLE_NAMESPACES"] = "1";
+  auto p = w.paddock({"run", "--", "/bin/sh", "-c", "echo /nowhere/.git > .git/worktrees/wt/gitdir"}, o);
+  EXPECT_TRUE(contains(p.err, w.project + "/.git/worktrees/wt/gitdir")) << describe(p);
+  auto r = run({"/bin/sh", "-c", "git worktree prune && cd wt && git status --short"}, host_opts(w));
+  EXPECT_EQ(r.code, 0) << describe(r) << describe(p);
+  EXPECT_TRUE(exists(w.project + "/.git/worktrees/wt/HEAD")) << describe(p);
+}
+
+// The fallback's own .git/config (writable there: Landlock cannot take it away) rewritten by the
+// run is put back as it was; the run's version is kept as config.paddock-rejected. With
+// namespaces it is read-only and the write fails.
+TEST_P(EscapeGit, TheProjectsConfigIsPutBack) {
+  check("git config core.fsmonitor \"touch $MARK; true\"; git config user.name planted", "git status", true);
+  const std::string config = read_file(last_project_ + "/.git/config");
+  EXPECT_FALSE(contains(config, "fsmonitor")) << config;
+  EXPECT_TRUE(contains(config, "repositoryformatversion")) << config;  // the user's config, not none
+  if (fallback()) {
+    EXPECT_TRUE(contains(read_file(last_project_ + "/.git/config.paddock-rejected"), "fsmonitor")) << describe(last_);
+    EXPECT_TRUE(contains(last_.err, "put back")) << describe(last_);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Escape, EscapeGit, ::testing::Values(false, true),

@@ -138,6 +138,61 @@ TEST_P(HostRun, ProtectedDirectoryRenamedAndRebuilt) {
   }
 }
 
+// Issue 25: the protected names at any depth. Direnv, editors and agents started in a
+// subdirectory read that directory's files; created there by the run, they are moved aside and
+// named, as the project's own are.
+TEST_P(HostRun, ProtectedNamesInSubdirectories) {
+  World w;
+  const std::vector<std::string> planted = {"sub/.envrc", "sub/.vscode/tasks.json", "pkg/.claude/settings.json",
+                                            "a/b/.mcp.json", "crate/.cargo/config.toml", "web/.npmrc"};
+  std::string script = "set -e";
+  for (const std::string& rel : planted)
+    script += "; mkdir -p \"$(dirname " + rel + ")\" && echo '{\"planted\": 1}' > " + rel;
+  auto p = w.paddock({"run", "--", "/bin/sh", "-c", script + "; echo kept > pkg/.claude/notes.md"}, opts(w));
+  ASSERT_EQ(p.code, 0) << describe(p);
+  for (const std::string& rel : planted) {
+    EXPECT_FALSE(exists(w.project + "/" + rel)) << rel << "\n" << describe(p);
+    EXPECT_TRUE(exists(w.project + "/" + rel + ".paddock-quarantine")) << rel;
+    EXPECT_TRUE(contains(p.err, w.project + "/" + rel)) << rel << "\n" << describe(p);
+  }
+  EXPECT_EQ(read_file(w.project + "/pkg/.claude/notes.md"), "kept\n");  // not a protected name
+}
+
+// The host-side tool for one of them: npm in a subdirectory package takes that package's .npmrc,
+// whose script-shell then runs instead of sh on the host's next `npm run`.
+TEST_P(HostRun, NestedNpmrcRunsNothingOnTheHostsNpmRun) {
+  if (run({"/bin/sh", "-c", "command -v npm"}).code != 0) GTEST_SKIP() << "npm is not installed";
+  auto setup = [](const World& w) {
+    write_file(w.project + "/pkg/package.json", "{\"name\": \"p\", \"version\": \"1.0.0\", \"scripts\": {\"hello\": \"echo hi\"}}\n");
+  };
+  const std::string attack =
+      "printf '#!/bin/sh\\ntouch %s\\nexec /bin/sh \"$@\"\\n' \"$MARK\" > pkg/shell.sh && chmod +x pkg/shell.sh && "
+      "echo \"script-shell=$PWD/pkg/shell.sh\" > pkg/.npmrc";
+  auto npm_runs_it = [](const World& w) {
+    const std::string mark = w.root / "npm-ran";
+    unlink(mark.c_str());
+    RunOpts o = w.opts();
+    o.cwd = w.project + "/pkg";
+    o.env["npm_config_update_notifier"] = "false";
+    o.env["npm_config_cache"] = w.root / "npm-cache";
+    run({"/bin/sh", "-c", "npm run hello >/dev/null 2>&1; true"}, o);
+    return exists(mark);
+  };
+  {
+    World control;
+    setup(control);
+    RunOpts o = control.opts();
+    o.env["MARK"] = control.root / "npm-ran";
+    run({"/bin/sh", "-c", attack}, o);
+    ASSERT_TRUE(npm_runs_it(control)) << "the attack does not work even without paddock, so this test proves nothing";
+  }
+  World w;
+  setup(w);
+  auto p = w.paddock({"run", "--", "/bin/sh", "-c", "MARK=" + (w.root / "npm-ran") + "; " + attack}, opts(w));
+  EXPECT_FALSE(npm_runs_it(w)) << "the host's npm ran what the sandbox planted\n" << describe(p);
+  EXPECT_TRUE(contains(p.err, w.project + "/pkg/.npmrc")) << describe(p);
+}
+
 INSTANTIATE_TEST_SUITE_P(Escape, HostRun, ::testing::Values(false, true),
                          [](const auto& info) { return info.param ? "Fallback" : "Namespaces"; });
 
