@@ -31,6 +31,14 @@ enum class Name : unsigned char { Other, DotGit, Head, Redirect, Protected, Cust
 struct NameTable {
   std::unordered_map<std::string_view, Name> kinds;
   std::unordered_map<std::string_view, std::vector<const ProtectedEntry*>> protected_by_first;
+  // Which (first byte, length) pairs any name in KINDS has: most entries are ruled out by these
+  // two bytes of the name, without hashing it.
+  static constexpr std::size_t kMaxLen = 64;
+  bool maybe[256][kMaxLen] = {};
+  void add(std::string_view name, Name k) {
+    kinds[name] = k;
+    if (!name.empty() && name.size() < kMaxLen) maybe[static_cast<unsigned char>(name[0])][name.size()] = true;
+  }
 };
 
 const NameTable& names() {
@@ -40,14 +48,14 @@ const NameTable& names() {
       std::string_view p = e.path;
       std::string_view first = p.substr(0, p.find('/'));
       if (first == ".git") continue;  // git's own rules judge everything in a .git
-      t.kinds.emplace(first, Name::Protected);
+      t.add(first, Name::Protected);
       t.protected_by_first[first].push_back(&e);
     }
-    t.kinds[".git"] = Name::DotGit;
-    t.kinds["HEAD"] = Name::Head;
-    for (const char* n : {"commondir", "gitdir", "config.worktree"}) t.kinds[n] = Name::Redirect;
-    for (const char* n : {"pyvenv.cfg", "conda-meta"}) t.kinds[n] = Name::VenvMarker;
-    for (const char* n : {"site-packages", "dist-packages"}) t.kinds[n] = Name::SiteDir;
+    t.add(".git", Name::DotGit);
+    t.add("HEAD", Name::Head);
+    for (const char* n : {"commondir", "gitdir", "config.worktree"}) t.add(n, Name::Redirect);
+    for (const char* n : {"pyvenv.cfg", "conda-meta"}) t.add(n, Name::VenvMarker);
+    for (const char* n : {"site-packages", "dist-packages"}) t.add(n, Name::SiteDir);
     return t;
   }();
   return t;
@@ -55,9 +63,12 @@ const NameTable& names() {
 
 Name name_kind(const char* name) {
   const NameTable& t = names();
-  auto it = t.kinds.find(name);
-  if (it != t.kinds.end()) return it->second;
-  if ((name[0] == 's' || name[0] == 'u') && customize_name(name)) return Name::Customize;
+  const std::size_t len = std::strlen(name);
+  if (len < NameTable::kMaxLen && t.maybe[static_cast<unsigned char>(name[0])][len]) {
+    auto it = t.kinds.find(std::string_view(name, len));
+    if (it != t.kinds.end()) return it->second;
+  }
+  if ((name[0] == 's' || name[0] == 'u') && len >= 13 && customize_name(std::string_view(name, len))) return Name::Customize;
   return Name::Other;
 }
 
