@@ -47,7 +47,15 @@ bool customize_name(std::string_view name) {
 }
 
 bool venv_script_name(std::string_view name) {
-  if (starts_with(name, "python")) return true;
+  // An interpreter: python, python3, python3.12, python3.13t, pythonw, pypy, pypy3, pypy3.10.
+  for (std::string_view stem : {"python", "pypy"}) {
+    if (!starts_with(name, stem)) continue;
+    std::string_view rest = name.substr(stem.size());
+    while (!rest.empty() && (std::isdigit(static_cast<unsigned char>(rest.front())) || rest.front() == '.'))
+      rest.remove_prefix(1);
+    if (rest.empty() || rest == "t" || rest == "w") return true;
+  }
+  // An activation script: activate, activate.fish, Activate.ps1, activate_this.py.
   return name.size() >= 8 && std::tolower(static_cast<unsigned char>(name[0])) == 'a' && name.substr(1, 7) == "ctivate";
 }
 

@@ -20,6 +20,10 @@ TEST(Toolchain, Names) {
   EXPECT_TRUE(toolchain_name(parts({".venv", "bin", "activate.fish"})));
   EXPECT_TRUE(toolchain_name(parts({".venv", "bin", "Activate.ps1"})));
   EXPECT_FALSE(toolchain_name(parts({".venv", "bin", "pip"})));
+  EXPECT_TRUE(toolchain_name(parts({".venv", "bin", "pypy3.10"})));
+  EXPECT_TRUE(toolchain_name(parts({".venv", "bin", "python3.13t"})));
+  EXPECT_FALSE(toolchain_name(parts({"tools", "bin", "python-format.sh"})));
+  EXPECT_FALSE(toolchain_name(parts({"tools", "bin", "python3-config"})));
   EXPECT_TRUE(toolchain_name(parts({"env", "etc", "conda", "activate.d", "x.sh"})));
 }
 

@@ -150,7 +150,7 @@ void Walker::python_env(int fd, const std::string& path) {
         struct stat s;
         if (!stat_at(bin.get(), name.c_str(), s) || !changed(s)) continue;
         const std::string p = path + "/bin/" + name;
-        if (name.compare(0, 6, "python") == 0) {
+        if (name.compare(0, 6, "python") == 0 || name.compare(0, 4, "pypy") == 0) {
           // A link to an interpreter the run could not write (how venv and uv make it) is fine.
           if (S_ISLNK(s.st_mode) && outside_areas(host_path(p))) continue;
           flag(bin.get(), name.c_str(), p, kInterpreterWhy, kPythonUser);
