@@ -70,7 +70,7 @@ std::vector<IsolationGap> fallback_gaps(const Policy& policy, const Features& f,
   if (any_existing_protected(policy))
     g.push_back({"protected files writable during the run",
                  "files the host runs later (.git/hooks, .envrc, ...) inside writable paths can be changed; "
-                 "what the run created or changed there is moved aside after it"});
+                 "what the run created or changed there is moved aside after it (the project's own .git/config put back)"});
   g.push_back({"no pid namespace",
                exec_in_place ? "processes the command detaches outlive it: --exec leaves no init to kill them"
                              : "processes the command detaches are killed by paddock's init when the run ends, not "

@@ -102,7 +102,12 @@ void Walker::walk(const WalkArea& area) {
 }
 
 void Walker::tree(int fd, const std::string& path, int depth, bool site_dir) {
-  std::vector<Listed> hits, all;
+  struct Hit {
+    std::string name;
+    Name kind;
+  };
+  std::vector<Hit> hits;
+  std::vector<Listed> all;
   std::vector<std::string> subdirs;
   bool head = false, venv = false;
   for_each_entry(fd, [&](const char* name, unsigned char type) {
@@ -110,7 +115,7 @@ void Walker::tree(int fd, const std::string& path, int depth, bool site_dir) {
     if (site_dir) all.push_back({name, type});
     if (k == Name::Head) head = true;
     else if (k == Name::VenvMarker) venv = true;
-    else if (k != Name::Other) hits.push_back({name, type});
+    else if (k != Name::Other) hits.push_back({name, k});
     if (k == Name::DotGit) return;  // entered by git's rules, not as a plain directory
     if (type == DT_DIR) {
       subdirs.emplace_back(name);
@@ -122,8 +127,8 @@ void Walker::tree(int fd, const std::string& path, int depth, bool site_dir) {
   // Git first: a directory with a HEAD is judged as git judges it, with the common directory its
   // commondir leads to, before a `commondir` or `config.worktree` here is moved aside by name.
   bool git_directory = false;
-  for (const Listed& h : hits)
-    if (name_kind(h.name.c_str()) == Name::DotGit) dot_git(fd, path, depth);
+  for (const Hit& h : hits)
+    if (h.kind == Name::DotGit) dot_git(fd, path, depth);
   if (head && git::valid_head(fd)) {
     // A git directory by git's rule (objects/ and refs/ here, or a commondir leading to them: its
     // judgement looks there).
@@ -132,8 +137,8 @@ void Walker::tree(int fd, const std::string& path, int depth, bool site_dir) {
                     (exists_in_view(fd, path, "objects") && exists_in_view(fd, path, "refs"));
     if (git_directory) git_dir(fd, path, depth);
   }
-  for (const Listed& h : hits) {
-    switch (name_kind(h.name.c_str())) {
+  for (const Hit& h : hits) {
+    switch (h.kind) {
       case Name::Redirect: {
         struct stat st;
         if (stat_at(fd, h.name.c_str(), st) && changed(st) && !(area_->lower && is_whiteout(st)))
