@@ -17,6 +17,7 @@
 #include "policy/path_util.h"
 #include "policy/units.h"
 #include "sys/anchored_dir.h"
+#include "sys/display.h"
 
 namespace paddock::cli {
 namespace {
@@ -200,7 +201,7 @@ int do_diff(const std::string& name, bool stat_only) {
   auto d = jail::diff(*r, !stat_only);
   if (!d) return print_error(d.error()), 1;
   if (stat_only) {
-    for (const auto& c : d->changes) std::printf("%c %s\n", c.kind, c.path.c_str());
+    for (const auto& c : d->changes) std::printf("%c %s\n", c.kind, sys::display(c.path).c_str());
   } else {
     std::fwrite(d->patch.data(), 1, d->patch.size(), stdout);
   }
@@ -246,10 +247,10 @@ int do_sync(const SyncFlags& f) {
   std::vector<std::string> held;
   auto applied = jail::sync_apply(*r, held);
   if (!applied) return print_error(applied.error()), 1;
-  for (const auto& c : *applied) std::printf("%c %s\n", c.kind, c.path.c_str());
+  for (const auto& c : *applied) std::printf("%c %s\n", c.kind, sys::display(c.path).c_str());
   for (const auto& h : held)
     std::fprintf(stderr, "[paddock] not applied: %s (the host runs or trusts it: review it with paddock jail diff %s and copy it by hand)\n",
-                 h.c_str(), r->name.c_str());
+                 sys::display(h).c_str(), r->name.c_str());
   std::fprintf(stderr, "[paddock] %zu change(s) of jail %s applied to %s\n", applied->size(), r->name.c_str(),
                r->source.c_str());
   return 0;
