@@ -202,8 +202,22 @@ int do_diff(const std::string& name, bool stat_only) {
   if (!d) return print_error(d.error()), 1;
   if (stat_only) {
     for (const auto& c : d->changes) std::printf("%c %s\n", c.kind, sys::display(c.path).c_str());
+  } else if (!::isatty(1)) {
+    std::fwrite(d->patch.data(), 1, d->patch.size(), stdout);  // for git apply: as it is
   } else {
-    std::fwrite(d->patch.data(), 1, d->patch.size(), stdout);
+    // On a terminal the lines that name paths (git's headers) go through the printer; the
+    // content is shown as `git diff` shows it.
+    for (std::size_t at = 0; at < d->patch.size();) {
+      std::size_t end = d->patch.find('\n', at);
+      end = end == std::string::npos ? d->patch.size() : end + 1;
+      const std::string_view line(d->patch.data() + at, end - at);
+      bool names = false;
+      for (std::string_view h : {"diff --git ", "--- ", "+++ ", "rename from ", "rename to ", "Binary files "})
+        names = names || line.substr(0, h.size()) == h;
+      if (names) std::printf("%s\n", sys::display(line.substr(0, line.size() - (line.back() == '\n'))).c_str());
+      else std::fwrite(line.data(), 1, line.size(), stdout);
+      at = end;
+    }
   }
   return 0;
 }

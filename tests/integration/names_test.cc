@@ -85,6 +85,20 @@ TEST(Names, JailDiffShowsEveryNameEscaped) {
   Proc d = w.paddock({"jail", "diff", name, "--name-status"}, o);
   EXPECT_EQ(d.code, 0) << describe(d);
   expect_escaped("jail diff --name-status", d.out);
+  // The patch on a terminal (util-linux script gives it one): its headers name the files.
+  if (access("/usr/bin/script", X_OK) == 0) {
+    Proc tty = run({"/usr/bin/script", "-qec", "stty -onlcr; \"$PADDOCK\" jail diff " + name, "/dev/null"},
+                   [&] {
+                     RunOpts t = o;
+                     t.env["PADDOCK"] = paddock_bin();
+                     return t;
+                   }());
+    EXPECT_EQ(tty.code, 0) << describe(tty);
+    EXPECT_TRUE(contains(tty.out, "+++ b/")) << describe(tty);
+    // (git quotes C0 controls itself, as \033: only that nothing arrives raw is checked.)
+    for (const char* raw : kRaw) EXPECT_FALSE(contains(tty.out, raw)) << "raw on the terminal:\n" << tty.out;
+    EXPECT_TRUE(contains(tty.out, "bidi\\xe2\\x80\\xaetxt.exe")) << tty.out;
+  }
   w.paddock({"jail", "rm", "--force", name}, o);
   w.paddock({"jail", "rm", name}, o);
 }
