@@ -188,6 +188,8 @@ struct UndoSettings {
   std::optional<bool> default_excludes;  // node_modules, target, .venv
   std::vector<std::string> excludes;     // names, or paths relative to each writable root
   std::optional<std::uint64_t> max_checkpoints;  // `paddock checkpoint` snapshots per run (default 500)
+  std::optional<std::uint64_t> max_bytes;        // what those may add to the store together (default 1 GiB)
+  std::optional<std::uint64_t> store_quota;      // the store's size past which a run says to prune (10 GiB)
 };
 
 class PolicyBuilder {

@@ -17,6 +17,7 @@
 #include "policy/path_util.h"
 #include "policy/units.h"
 #include "sys/anchored_dir.h"
+#include "sys/display.h"
 
 namespace paddock::cli {
 namespace {
@@ -200,9 +201,23 @@ int do_diff(const std::string& name, bool stat_only) {
   auto d = jail::diff(*r, !stat_only);
   if (!d) return print_error(d.error()), 1;
   if (stat_only) {
-    for (const auto& c : d->changes) std::printf("%c %s\n", c.kind, c.path.c_str());
+    for (const auto& c : d->changes) std::printf("%c %s\n", c.kind, sys::display(c.path).c_str());
+  } else if (!::isatty(1)) {
+    std::fwrite(d->patch.data(), 1, d->patch.size(), stdout);  // for git apply: as it is
   } else {
-    std::fwrite(d->patch.data(), 1, d->patch.size(), stdout);
+    // On a terminal the lines that name paths (git's headers) go through the printer; the
+    // content is shown as `git diff` shows it.
+    for (std::size_t at = 0; at < d->patch.size();) {
+      std::size_t end = d->patch.find('\n', at);
+      end = end == std::string::npos ? d->patch.size() : end + 1;
+      const std::string_view line(d->patch.data() + at, end - at);
+      bool names = false;
+      for (std::string_view h : {"diff --git ", "--- ", "+++ ", "rename from ", "rename to ", "Binary files "})
+        names = names || line.substr(0, h.size()) == h;
+      if (names) std::printf("%s\n", sys::display(line.substr(0, line.size() - (line.back() == '\n'))).c_str());
+      else std::fwrite(line.data(), 1, line.size(), stdout);
+      at = end;
+    }
   }
   return 0;
 }
@@ -246,10 +261,10 @@ int do_sync(const SyncFlags& f) {
   std::vector<std::string> held;
   auto applied = jail::sync_apply(*r, held);
   if (!applied) return print_error(applied.error()), 1;
-  for (const auto& c : *applied) std::printf("%c %s\n", c.kind, c.path.c_str());
+  for (const auto& c : *applied) std::printf("%c %s\n", c.kind, sys::display(c.path).c_str());
   for (const auto& h : held)
     std::fprintf(stderr, "[paddock] not applied: %s (the host runs or trusts it: review it with paddock jail diff %s and copy it by hand)\n",
-                 h.c_str(), r->name.c_str());
+                 sys::display(h).c_str(), r->name.c_str());
   std::fprintf(stderr, "[paddock] %zu change(s) of jail %s applied to %s\n", applied->size(), r->name.c_str(),
                r->source.c_str());
   return 0;

@@ -18,6 +18,7 @@
 #include "cli/net_flags.h"
 #include "cli/policy_flags.h"
 #include "cli/undo_run.h"
+#include "policy/units.h"
 #include "policy/builtin_profiles.h"
 #include "policy/command_setup.h"
 #include "policy/state_paths.h"
@@ -163,6 +164,16 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
     if (u.enabled.value_or(false)) undo_flags.enabled = true;
     if (u.default_excludes) undo_flags.default_excludes = *u.default_excludes;
     if (u.max_checkpoints) undo_flags.max_checkpoints = static_cast<int>(std::min<std::uint64_t>(*u.max_checkpoints, 1000000));
+    if (u.max_bytes && f.undo_max_bytes.empty()) undo_flags.max_bytes = *u.max_bytes;
+    if (u.store_quota) undo_flags.store_quota = *u.store_quota;
+    if (!f.undo_max_bytes.empty()) {
+      auto v = parse_size(f.undo_max_bytes);
+      if (!v) {
+        print_error(make_error(v.error().message, "--undo-max-bytes " + f.undo_max_bytes, v.error().hint));
+        return 2;
+      }
+      undo_flags.max_bytes = *v;
+    }
     undo_flags.excludes.insert(undo_flags.excludes.begin(), u.excludes.begin(), u.excludes.end());
   }
   if (auto r = apply_limit_flags(f.limits, builder); !r) {
@@ -358,6 +369,8 @@ void add_run_flags(CLI::App* cmd, RunFlags& f) {
                 "Snapshot the writable paths before and after the run: paddock undo shows and takes back its changes");
   cmd->add_option("--undo-exclude", flags->undo.excludes,
                   "With --undo: leave out NAME (at any depth) or PATH relative to each writable root (repeatable)");
+  cmd->add_option("--undo-max-bytes", flags->undo_max_bytes,
+                  "With --undo: what the checkpoints asked for from inside may add to the store (default 1G; then refused)");
 }
 
 void register_run(CLI::App& app) {

@@ -17,8 +17,11 @@
 
 #include "cli/commands.h"
 #include "cli/footer.h"
+#include "cli/undo_notes.h"
+#include "cli/undo_run.h"
 #include "policy/path_util.h"
 #include "policy/units.h"
+#include "sys/display.h"
 #include "undo/snapshot_manager.h"
 #include "undo/store.h"
 
@@ -27,7 +30,9 @@ extern char** environ;
 namespace paddock::cli {
 namespace {
 
+using sys::display;
 using undo::Change;
+using undo::Held;
 using undo::SessionInfo;
 using undo::SnapshotManager;
 using undo::Store;
@@ -41,8 +46,8 @@ struct UndoFlags {
 };
 
 int fail(const Error& e, int code = 1) {
-  std::fprintf(stderr, "paddock undo: %s\n", e.describe().c_str());
-  if (!e.hint.empty()) std::fprintf(stderr, "paddock undo: hint: %s\n", e.hint.c_str());
+  std::fprintf(stderr, "paddock undo: %s\n", sys::display(e.describe()).c_str());
+  if (!e.hint.empty()) std::fprintf(stderr, "paddock undo: hint: %s\n", sys::display(e.hint).c_str());
   return code;
 }
 
@@ -56,7 +61,9 @@ Result<std::unique_ptr<Store>> open_store() {
     std::fprintf(stderr, "[paddock] finishing an interrupted restore of session %s\n", (*j)->session.c_str());
     auto r = mgr.resume();
     if (!r) return std::move(r).take_error();
-    std::fprintf(stderr, "[paddock] done: the tree is as snapshot %s:%d\n", (*j)->session.c_str(), (*j)->target);
+    if (*r) print_left_behind((*r)->left_behind);
+    std::fprintf(stderr, "[paddock] done: the tree is as snapshot %s:%d%s\n", (*j)->session.c_str(), (*j)->target,
+                 *r && !(*r)->held.empty() ? " but for what was held back (paddock undo show lists it)" : "");
   }
   return store;
 }
@@ -96,21 +103,64 @@ std::string abs_path(const std::string& p) {
   return a;
 }
 
+// Every name and link target below was chosen by the sandbox: shown through sys::display.
 std::string change_line(const Change& c) {
-  std::string p = c.path.empty() ? c.root : c.root + "/" + c.path;
+  std::string p = display(c.path.empty() ? c.root : c.root + "/" + c.path);
   if (c.type == undo::EntryType::Dir && c.kind != Change::Kind::Mode) p += "/";
   char buf[64];
   switch (c.kind) {
     case Change::Kind::Mode:
       std::snprintf(buf, sizeof(buf), " (%04o -> %04o)", static_cast<unsigned>(c.old_mode), static_cast<unsigned>(c.new_mode));
       return "mode      " + p + buf;
-    case Change::Kind::Symlink: return "symlink   " + p + " (" + c.old_target + " -> " + c.new_target + ")";
+    case Change::Kind::Symlink: return "symlink   " + p + " (" + display(c.old_target) + " -> " + display(c.new_target) + ")";
     case Change::Kind::Type: return "type      " + p;
-    case Change::Kind::Added: return "added     " + p + (c.type == undo::EntryType::Symlink ? " -> " + c.new_target : "");
+    case Change::Kind::Added:
+      return "added     " + p + (c.type == undo::EntryType::Symlink ? " -> " + display(c.new_target) : "");
     case Change::Kind::Deleted: return "deleted   " + p;
     case Change::Kind::Modified: return "modified  " + p;
   }
   return p;
+}
+
+std::string object_path(const Store& store, const std::string& hash) {
+  return store.dir() + "/objects/" + hash.substr(0, 2) + "/" + hash.substr(2);
+}
+
+// An entry a restore does not write (undo/restore_gate.h), and how to get it by hand.
+std::vector<std::string> held_lines(const Store& store, const Held& h) {
+  std::string p = display(h.path.empty() ? h.root : h.root + "/" + h.path);
+  std::vector<std::string> out;
+  const bool dir = h.entry && h.entry->st.type == undo::EntryType::Dir;
+  out.push_back("held back " + p + (dir ? "/" : "") + "  (" + std::string(gate::to_string(h.verdict.cls)) + ": " +
+                h.verdict.why + ")");
+  if (!h.entry) return out;
+  switch (h.entry->st.type) {
+    case undo::EntryType::File: {
+      char mode[16];
+      std::snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(h.entry->st.mode));
+      out.push_back("          its content (mode " + std::string(mode) + "): " + object_path(store, h.entry->hash));
+      break;
+    }
+    case undo::EntryType::Symlink: out.push_back("          a symlink to " + display(h.entry->target)); break;
+    case undo::EntryType::Dir:
+      if (h.below > 0)
+        out.push_back("          with the " + std::to_string(h.below) + " entr" + (h.below == 1 ? "y" : "ies") +
+                      " in it (paddock undo show lists them)");
+      break;
+    default: break;
+  }
+  return out;
+}
+
+nlohmann::json held_json(const Store& store, const Held& h) {
+  nlohmann::json j{{"root", h.root}, {"path", h.path}, {"class", std::string(gate::to_string(h.verdict.cls))},
+                   {"why", h.verdict.why}, {"below", h.below}};
+  if (h.entry) {
+    j["type"] = std::string(1, static_cast<char>(h.entry->st.type));
+    if (!h.entry->hash.empty()) j["object"] = object_path(store, h.entry->hash);
+    if (h.entry->st.type == undo::EntryType::Symlink) j["target"] = h.entry->target;
+  }
+  return j;
 }
 
 nlohmann::json change_json(const Change& c) {
@@ -149,13 +199,16 @@ int do_list(const UndoFlags& f) {
       nlohmann::json snaps = nlohmann::json::array();
       for (const auto& si : s->snapshots) snaps.push_back({{"n", si.n}, {"time", si.time}, {"label", si.label}});
       out.push_back({{"id", s->id}, {"created", s->created}, {"command", s->command}, {"roots", s->roots},
-                     {"snapshots", snaps}, {"changes", changed}, {"incomplete", s->incomplete}});
+                     {"snapshots", snaps}, {"changes", changed}, {"incomplete", s->incomplete},
+                     {"budget", s->budget}, {"budget_refused", s->budget_refused}});
       continue;
     }
     std::printf("%s  %s  %zu snapshot%s  %zu change%s  %s\n", s->id.c_str(), s->created.c_str(), s->snapshots.size(),
-                s->snapshots.size() == 1 ? "" : "s", changed, changed == 1 ? "" : "s", command_text(s->command).c_str());
-    for (const auto& si : s->snapshots) std::printf("    :%d  %s  %s\n", si.n, si.time.c_str(), si.label.c_str());
-    if (!s->incomplete.empty()) std::printf("    incomplete: %s\n", s->incomplete.c_str());
+                s->snapshots.size() == 1 ? "" : "s", changed, changed == 1 ? "" : "s", display(command_text(s->command)).c_str());
+    for (const auto& si : s->snapshots) std::printf("    :%d  %s  %s\n", si.n, si.time.c_str(), display(si.label).c_str());
+    if (!s->incomplete.empty()) std::printf("    incomplete: %s\n", display(s->incomplete).c_str());
+    for (const auto& l : undo_budget_lines(*s)) std::printf("    %s\n", display(l).c_str());
+    for (const auto& l : undo_unreadable_lines(**store, *s)) std::printf("    %s\n", display(l).c_str());
   }
   if (f.json) std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   return 0;
@@ -173,9 +226,13 @@ int do_show(const UndoFlags& f) {
   if (to > last) return fail(make_error("session " + s->id + " has no snapshot " + std::to_string(to)));
   auto ch = session_changes(**store, *s, 0, to);
   if (!ch) return fail(ch.error());
+  // What a restore to this snapshot would hold back wherever it would write it.
+  auto held = SnapshotManager(**store).held_back(*s, to);
+  if (!held) return fail(held.error());
   if (f.json) {
     nlohmann::json j{{"id", s->id}, {"created", s->created}, {"command", s->command}, {"cwd", s->cwd},
-                     {"roots", s->roots}, {"not_captured", s->not_captured}, {"incomplete", s->incomplete}};
+                     {"roots", s->roots}, {"not_captured", s->not_captured}, {"incomplete", s->incomplete},
+                     {"budget", s->budget}, {"budget_refused", s->budget_refused}};
     j["excludes"] = nlohmann::json::array();
     for (const auto& e : s->excludes) {
       j["excludes"].push_back({{"kind", e.kind == undo::Exclude::Kind::Name ? "name" : "path"}, {"pattern", e.pattern}, {"why", e.why}});
@@ -188,24 +245,35 @@ int do_show(const UndoFlags& f) {
     }
     j["changes"] = nlohmann::json::array();
     for (const auto& c : *ch) j["changes"].push_back(change_json(c));
+    j["held"] = nlohmann::json::array();
+    for (const auto& h : *held) j["held"].push_back(held_json(**store, h));
     std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return 0;
   }
-  std::printf("session %s  %s  %s\n", s->id.c_str(), s->created.c_str(), command_text(s->command).c_str());
-  for (const auto& r : s->roots) std::printf("captured  %s\n", r.c_str());
-  for (const auto& n : s->not_captured) std::printf("not captured  %s\n", n.c_str());
+  std::printf("session %s  %s  %s\n", s->id.c_str(), s->created.c_str(), display(command_text(s->command)).c_str());
+  for (const auto& r : s->roots) std::printf("captured  %s\n", display(r).c_str());
+  for (const auto& n : s->not_captured) std::printf("not captured  %s\n", display(n).c_str());
   for (const auto& e : s->excludes) {
-    std::printf("excluded  %s%s  (%s)\n", e.kind == undo::Exclude::Kind::Name ? "any " : "", e.pattern.c_str(), e.why.c_str());
+    std::printf("excluded  %s%s  (%s)\n", e.kind == undo::Exclude::Kind::Name ? "any " : "", display(e.pattern).c_str(),
+                display(e.why).c_str());
   }
   for (const auto& si : s->snapshots) {
-    std::printf(":%d  %s  %-28s %llu entries, %llu read, %llu new objects (%s)\n", si.n, si.time.c_str(), si.label.c_str(),
-                static_cast<unsigned long long>(si.entries), static_cast<unsigned long long>(si.files_hashed),
-                static_cast<unsigned long long>(si.objects_new), format_size(si.bytes_new).c_str());
+    std::printf(":%d  %s  %-28s %llu entries, %llu read, %llu new objects (%s)\n", si.n, si.time.c_str(),
+                display(si.label).c_str(), static_cast<unsigned long long>(si.entries),
+                static_cast<unsigned long long>(si.files_hashed), static_cast<unsigned long long>(si.objects_new),
+                format_size(si.bytes_new).c_str());
   }
-  if (!s->incomplete.empty()) std::printf("incomplete: %s\n", s->incomplete.c_str());
+  if (!s->incomplete.empty()) std::printf("incomplete: %s\n", display(s->incomplete).c_str());
+  for (const auto& l : undo_budget_lines(*s)) std::printf("%s\n", display(l).c_str());
+  for (const auto& l : undo_unreadable_lines(**store, *s, to)) std::printf("%s\n", display(l).c_str());
   std::printf("changes from :0 to :%d:\n", to);
   if (ch->empty()) std::printf("  (none)\n");
   for (const auto& c : *ch) std::printf("  %s\n", change_line(c).c_str());
+  if (!held->empty()) {
+    std::printf("a restore to :%d holds these back (the host runs or trusts them; review, then copy by hand):\n", to);
+    for (const auto& h : *held)
+      for (const auto& l : held_lines(**store, h)) std::printf("  %s\n", l.c_str());
+  }
   return 0;
 }
 
@@ -222,19 +290,21 @@ bool is_binary(const std::string& file) {
   return false;
 }
 
+// LABEL (a path the sandbox chose) is shown through sys::display, in diff's headers too.
 void unified_diff(const std::string& label, const std::string& a, const std::string& b) {
+  const std::string shown = display(label);
   if (is_binary(a) || is_binary(b)) {
-    std::printf("Binary files a/%s and b/%s differ\n", label.c_str(), label.c_str());
+    std::printf("Binary files a/%s and b/%s differ\n", shown.c_str(), shown.c_str());
     return;
   }
   std::fflush(stdout);
-  std::vector<std::string> args = {"diff", "-u", "--label", "a/" + label, "--label", "b/" + label, a, b};
+  std::vector<std::string> args = {"diff", "-u", "--label", "a/" + shown, "--label", "b/" + shown, a, b};
   std::vector<char*> argv;
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
   pid_t pid;
   if (posix_spawnp(&pid, "diff", nullptr, nullptr, argv.data(), environ) != 0) {
-    std::printf("(diff is not installed: %s changed)\n", label.c_str());
+    std::printf("(diff is not installed: %s changed)\n", shown.c_str());
     return;
   }
   int st;
@@ -257,7 +327,6 @@ int do_diff(const UndoFlags& f) {
   if (const auto* after = command_after_dashes()) {
     for (const auto& p : *after) paths.push_back(abs_path(p));
   }
-  auto object_path = [&](const std::string& h) { return (*store)->dir() + "/objects/" + h.substr(0, 2) + "/" + h.substr(2); };
   for (const auto& c : *ch) {
     const std::string full = c.path.empty() ? c.root : c.root + "/" + c.path;
     if (!paths.empty()) {
@@ -274,7 +343,8 @@ int do_diff(const UndoFlags& f) {
       std::printf("%s\n", change_line(c).c_str());
       continue;
     }
-    unified_diff(full.substr(1), old_file ? object_path(c.old_hash) : "/dev/null", new_file ? object_path(c.new_hash) : "/dev/null");
+    unified_diff(full.substr(1), old_file ? object_path(**store, c.old_hash) : "/dev/null",
+                 new_file ? object_path(**store, c.new_hash) : "/dev/null");
   }
   return 0;
 }
@@ -290,7 +360,9 @@ int do_restore(const UndoFlags& f) {
       std::fprintf(stderr, "[paddock] no interrupted restore\n");
       return 0;
     }
-    std::fprintf(stderr, "[paddock] finished the interrupted restore (%zu changes)\n", (*r)->changes.size());
+    print_left_behind((*r)->left_behind);
+    std::fprintf(stderr, "[paddock] finished the interrupted restore (%zu changes%s)\n", (*r)->changes.size(),
+                 (*r)->held.empty() ? "" : (", " + std::to_string((*r)->held.size()) + " held back").c_str());
     return 0;
   }
   {
@@ -310,21 +382,36 @@ int do_restore(const UndoFlags& f) {
   auto plan = mgr.restore(req);
   if (!plan) return fail(plan.error());
   const std::string target = req.session + ":" + std::to_string(req.target);
+  // What is held back is listed with the changes, before anything is asked or done.
+  auto list_held = [&](const undo::RestoreOutcome& o) {
+    if (o.held.empty()) return;
+    std::printf("not restored: %zu entr%s of %s that the host runs or trusts (the sandbox chose them; review, then "
+                "copy by hand):\n", o.held.size(), o.held.size() == 1 ? "y" : "ies", target.c_str());
+    for (const auto& h : o.held)
+      for (const auto& l : held_lines(**store, h)) std::printf("  %s\n", l.c_str());
+  };
+  auto held_note = [](const undo::RestoreOutcome& o) {
+    return o.held.empty() ? std::string() : ", " + std::to_string(o.held.size()) + " held back";
+  };
   if (plan->changes.empty()) {
     // A restore changes what differs between the session's last snapshot and the target.
-    std::fprintf(stderr, "[paddock] nothing to restore: the session's last snapshot is already as %s\n", target.c_str());
+    list_held(*plan);
+    std::fprintf(stderr, "[paddock] nothing to restore: the session's last snapshot is already as %s%s\n", target.c_str(),
+                 plan->held.empty() ? "" : " (but for what is held back)");
     return 0;
   }
   for (const auto& c : plan->changes) std::printf("%s\n", change_line(c).c_str());
-  for (const auto& w : plan->warnings) std::fprintf(stderr, "[paddock] warning: %s\n", w.c_str());
+  list_held(*plan);
+  for (const auto& w : plan->warnings) std::fprintf(stderr, "[paddock] warning: %s\n", display(w).c_str());
   if (!plan->conflicts.empty() && !f.force) {
     std::fprintf(stderr, "paddock undo: refusing to restore: these changed after the session's last snapshot and would be overwritten:\n");
-    for (const auto& c : plan->conflicts) std::fprintf(stderr, "  %s\n", c.c_str());
+    for (const auto& c : plan->conflicts) std::fprintf(stderr, "  %s\n", display(c).c_str());
     std::fprintf(stderr, "paddock undo: hint: --force overwrites them (what is there now is snapshotted first)\n");
     return 1;
   }
   if (f.dry_run) {
-    std::fprintf(stderr, "[paddock] dry run: %zu changes would restore %s\n", plan->changes.size(), target.c_str());
+    std::fprintf(stderr, "[paddock] dry run: %zu changes would restore %s%s\n", plan->changes.size(), target.c_str(),
+                 held_note(*plan).c_str());
     return 0;
   }
   if (!f.yes) {
@@ -332,7 +419,8 @@ int do_restore(const UndoFlags& f) {
       std::fprintf(stderr, "paddock undo: not restoring without a terminal to ask on; --yes restores without asking\n");
       return 1;
     }
-    std::fprintf(stderr, "Restore %zu changes to %s? [y/N] ", plan->changes.size(), target.c_str());
+    std::fprintf(stderr, "Restore %zu changes to %s%s? [y/N] ", plan->changes.size(), target.c_str(),
+                 held_note(*plan).c_str());
     std::string answer;
     if (!std::getline(std::cin, answer) || (answer != "y" && answer != "Y" && answer != "yes")) {
       std::fprintf(stderr, "paddock undo: not restored\n");
@@ -348,13 +436,24 @@ int do_restore(const UndoFlags& f) {
     return 1;
   }
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
-  for (const auto& w : done->warnings) std::fprintf(stderr, "[paddock] warning: %s\n", w.c_str());
-  std::fprintf(stderr, "[paddock] restored %s (%zu changes, %lld ms); undo this restore: paddock undo restore %s:%d\n",
-               target.c_str(), done->changes.size(), static_cast<long long>(ms), req.session.c_str(), done->before_snapshot);
+  for (const auto& w : done->warnings) std::fprintf(stderr, "[paddock] warning: %s\n", display(w).c_str());
+  print_left_behind(done->left_behind);
+  std::fprintf(stderr, "[paddock] restored %s (%zu changes%s, %lld ms); undo this restore: paddock undo restore %s:%d\n",
+               target.c_str(), done->changes.size(),
+               done->held.empty() ? "" : (held_note(*done) + ": listed above").c_str(), static_cast<long long>(ms),
+               req.session.c_str(), done->before_snapshot);
   return 0;
 }
 
 int do_prune(const UndoFlags& f) {
+  // The store's quota: the oldest sessions go until its objects fit (the default quota unless
+  // --max-size names another).
+  std::uint64_t quota = kDefaultStoreQuota;
+  if (!f.max_size.empty()) {
+    auto max = parse_size(f.max_size);
+    if (!max) return fail(make_error(max.error().message, "--max-size " + f.max_size), 2);
+    quota = *max;
+  }
   auto store = open_store();
   if (!store) return fail(store.error());
   if (auto l = (*store)->lock(); !l) return fail(l.error());
@@ -388,22 +487,19 @@ int do_prune(const UndoFlags& f) {
   auto gc = (*store)->collect_garbage();
   if (!gc) return fail(gc.error());
   std::uint64_t freed = gc->bytes_removed;
-  if (!f.max_size.empty()) {
-    auto max = parse_size(f.max_size);
-    if (!max) return fail(make_error(max.error().message, "--max-size " + f.max_size), 2);
-    for (;;) {
-      auto size = (*store)->object_bytes();
-      if (!size) return fail(size.error());
-      if (*size <= *max || keep.empty()) break;
-      if (auto r = remove_oldest(); !r) return fail(r.error());
-      auto more = (*store)->collect_garbage();
-      if (!more) return fail(more.error());
-      freed += more->bytes_removed;
-    }
+  for (;;) {
+    auto size = (*store)->object_bytes();
+    if (!size) return fail(size.error());
+    if (*size <= quota || keep.empty()) break;
+    if (auto r = remove_oldest(); !r) return fail(r.error());
+    auto more = (*store)->collect_garbage();
+    if (!more) return fail(more.error());
+    freed += more->bytes_removed;
   }
   auto size = (*store)->object_bytes();
-  std::fprintf(stderr, "[paddock] pruned %zu session%s, freed %s; %zu left, store objects %s\n", removed,
-               removed == 1 ? "" : "s", format_size(freed).c_str(), keep.size(), size ? format_size(*size).c_str() : "?");
+  std::fprintf(stderr, "[paddock] pruned %zu session%s, freed %s; %zu left, store objects %s (quota %s)\n", removed,
+               removed == 1 ? "" : "s", format_size(freed).c_str(), keep.size(), size ? format_size(*size).c_str() : "?",
+               format_size(quota).c_str());
   return 0;
 }
 
@@ -433,7 +529,8 @@ void register_undo(CLI::App& app) {
   auto* prune = cmd->add_subcommand("prune", "Remove old sessions and the objects only they used");
   prune->add_option("--keep", f->keep, "Keep the N most recent sessions");
   prune->add_option("--older-than", f->older_than, "Remove sessions older than this (30d, 12h)");
-  prune->add_option("--max-size", f->max_size, "Remove the oldest sessions until the store's objects fit (5G)");
+  prune->add_option("--max-size", f->max_size,
+                    "Remove the oldest sessions until the store's objects fit in SIZE (default 10G: the store's quota)");
   prune->callback([f] { set_exit_code(do_prune(*f)); });
 }
 

@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include "sys/display.h"
+
 namespace paddock::cli {
 namespace {
 
@@ -13,26 +15,7 @@ std::string tilde(const Policy& p, const std::string& path) {
   return path;
 }
 
-
-// Safe for a terminal: control bytes shown as \xNN. Lines paddock prints can hold names the sandbox
-// chose (a file it left, a host it tried), and an escape sequence could rewrite the lines around
-// it.
-std::string printable(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (c < 0x20 || c == 0x7f) {
-      static const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
 }  // namespace
-
 
 std::vector<std::string> left_behind_lines(const std::vector<LeftBehind>& left) {
   std::vector<std::string> out;
@@ -117,13 +100,15 @@ std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const
 }
 
 void print_error(const Error& e) {
-  std::fprintf(stderr, "paddock: %s\n", e.describe().c_str());
-  if (!e.hint.empty()) std::fprintf(stderr, "paddock: hint: %s\n", e.hint.c_str());
+  std::fprintf(stderr, "paddock: %s\n", sys::display(e.describe()).c_str());
+  if (!e.hint.empty()) std::fprintf(stderr, "paddock: hint: %s\n", sys::display(e.hint).c_str());
 }
 
 void print_prefixed(const std::vector<std::string>& lines) {
   std::string buf;
-  for (const auto& l : lines) buf += "[paddock]" + (l.empty() ? std::string() : " " + printable(l)) + "\n";
+  // The one printer (sys::display): these lines carry names the sandbox chose (what it left
+  // behind, files it wrote, labels), and an escape sequence in one could rewrite the lines around it.
+  for (const auto& l : lines) buf += "[paddock]" + (l.empty() ? std::string() : " " + sys::display(l)) + "\n";
   if (write(2, buf.data(), buf.size()) < 0) {
   }
 }

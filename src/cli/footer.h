@@ -21,7 +21,8 @@ std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const
 std::vector<std::string> left_behind_lines(const std::vector<LeftBehind>& left);
 void print_left_behind(const std::vector<LeftBehind>& left);
 
-// Prints lines with the "[paddock] " prefix to stderr.
+// Prints lines with the "[paddock] " prefix to stderr, each through sys::display: callers put
+// names in raw (escaping them first would show their backslashes doubled).
 void print_prefixed(const std::vector<std::string>& lines);
 
 // "paddock: <error>" and its hint, on stderr.

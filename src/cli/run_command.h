@@ -27,6 +27,7 @@ struct RunFlags {
   std::string net_log;  // --net-log FILE
   std::string backend;  // --backend NAME: "" or native is paddock's engine (paddock/jail_backend.h)
   UndoRunFlags undo;    // --undo, --undo-exclude (docs/undo.md)
+  std::string undo_max_bytes;  // --undo-max-bytes SIZE (into undo.max_bytes)
 };
 
 // Adds run's flags (policy, limits, network, diagnostics, --exec, --no-pty, --net-log) to CMD.

@@ -9,6 +9,7 @@
 
 #include "policy/state_paths.h"
 #include "policy/units.h"
+#include "cli/undo_notes.h"
 #include "undo/checkpoint.h"
 #include "undo/scope.h"
 #include "undo/snapshot_manager.h"
@@ -23,6 +24,10 @@ class UndoRun {
   std::optional<undo::SessionInfo> session;
   std::string error;  // why undo is incomplete
   std::unique_ptr<undo::CheckpointServer> checkpoints;
+  std::uint64_t budget = kDefaultUndoBudget;  // what checkpoints may add to the store
+  std::uint64_t spent = 0;                    // what they added
+  std::uint64_t stored = 0;                   // what every snapshot after the first added
+  std::uint64_t store_quota = kDefaultStoreQuota;
 };
 
 void UndoRunDeleter::operator()(UndoRun* u) const { delete u; }
@@ -52,6 +57,8 @@ undo::ScanProgress progress_printer(bool& printed) {
 UndoRunPtr undo_before(const UndoRunFlags& f, const Policy& policy, const HostContext& ctx,
                        const std::vector<std::string>& command) {
   UndoRunPtr u(new UndoRun());
+  u->budget = f.max_bytes;
+  u->store_quota = f.store_quota;
   std::vector<undo::Exclude> ex;
   if (f.default_excludes) ex = undo::default_excludes();
   for (const auto& e : f.excludes) {
@@ -78,6 +85,7 @@ UndoRunPtr undo_before(const UndoRunFlags& f, const Policy& policy, const HostCo
     return u;
   }
   u->session = std::move(*s);
+  u->session->budget = f.max_bytes;
   bool printed = false;
   auto snap = u->mgr->snapshot(*u->session, "before run", progress_printer(printed));
   if (printed) std::fputc('\n', stderr);
@@ -91,8 +99,21 @@ void undo_open_checkpoints(UndoRun& u, const UndoRunFlags& f, Policy& policy, Ru
   // session again only after stop() (undo_after).
   UndoRun* run = &u;
   auto server = undo::CheckpointServer::start([run](const std::string& label) -> std::string {
-    auto snap = run->mgr->snapshot(*run->session, label.empty() ? "checkpoint" : label);
+    // Each checkpoint stores what changed since the snapshot before: together they may add at
+    // most the run's budget to the store (issue 25, class 11), past which they are refused.
+    const std::uint64_t left = run->budget > run->spent ? run->budget - run->spent : 0;
+    bool over = false;
+    auto snap = run->mgr->snapshot(*run->session, label.empty() ? "checkpoint" : label, {}, left, &over);
+    if (over) {
+      ++run->session->budget_refused;
+      (void)run->store->save_session(*run->session);
+      return "error refused: the checkpoints of this run have stored " + format_size(run->spent) +
+             ", and this one would pass its undo budget of " + format_size(run->budget) +
+             " ([undo] max_bytes, --undo-max-bytes)";
+    }
     if (!snap) return "error the snapshot failed: " + snap.error().describe();
+    run->spent += snap->bytes_new;
+    run->stored += snap->bytes_new;
     return "ok " + run->session->id + ":" + std::to_string(snap->n) + " " + std::to_string(snap->files_hashed) +
            " file" + (snap->files_hashed == 1 ? "" : "s") + " read, " + std::to_string(snap->elapsed_us / 1000) + " ms";
   }, f.max_checkpoints, true);
@@ -117,6 +138,7 @@ std::vector<std::string> undo_after(UndoRun& u) {
   if (u.session && u.error.empty()) {
     auto snap = u.mgr->snapshot(*u.session, "after run");
     if (!snap) u.error = snap.error().describe();
+    else u.stored += snap->bytes_new;
   }
   if (!u.error.empty()) {
     lines.push_back("undo: incomplete: " + u.error);
@@ -132,7 +154,17 @@ std::vector<std::string> undo_after(UndoRun& u) {
   std::size_t changed = 0;
   if (auto ch = u.mgr->changes(s, 0, s.snapshots.back().n)) changed = ch->size();
   lines.push_back("undo: session " + s.id + ", " + std::to_string(changed) + " change" + (changed == 1 ? "" : "s") +
-                  " (paddock undo show " + s.id + "); paddock undo restore " + s.id + " takes them back");
+                  ", " + format_size(u.stored) + (u.stored < 1024 ? " bytes" : "") +
+                  " stored after the first snapshot (paddock undo show " + s.id +
+                  "); paddock undo restore " + s.id + " takes them back");
+  for (const std::string& l : undo_budget_lines(s)) lines.push_back("undo: " + l);
+  for (const std::string& l : undo_unreadable_lines(*u.store, s)) lines.push_back("undo: " + l);
+  if (auto size = u.store->object_bytes(); size && *size > u.store_quota) {
+    lines.push_back("undo: the store holds " + format_size(*size) + ", over its quota of " + format_size(u.store_quota) +
+                    ": paddock undo prune" +
+                    (u.store_quota == kDefaultStoreQuota ? std::string() : " --max-size " + format_size(u.store_quota)) +
+                    " removes the oldest sessions until it fits");
+  }
   return lines;
 }
 

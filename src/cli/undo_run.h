@@ -3,6 +3,7 @@
 // undo is incomplete and why.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,11 +13,23 @@
 
 namespace paddock::cli {
 
+// A checkpoint stores only what changed since the snapshot before it, and an agent's turn changes
+// KiBs to MiBs: 1 GiB is hundreds of heavy turns, and bounds what asking from inside can add.
+inline constexpr std::uint64_t kDefaultUndoBudget = std::uint64_t{1} << 30;
+// `paddock undo prune` without --max-size, and the size past which a run says to prune.
+inline constexpr std::uint64_t kDefaultStoreQuota = std::uint64_t{10} << 30;
+
 struct UndoRunFlags {
   bool enabled = false;
   std::vector<std::string> excludes;  // --undo-exclude NAME or relative PATH, a profile's [undo] excludes
   bool default_excludes = true;       // node_modules, target, .venv
   int max_checkpoints = 500;          // [undo] max_checkpoints (undo::kMaxCheckpointsPerRun)
+  // [undo] max_bytes, --undo-max-bytes: what the checkpoints asked for from inside may add to the
+  // store, together. The snapshot before the run (the host's tree) and the one after it (what the
+  // run left, which a restore needs) are always taken.
+  std::uint64_t max_bytes = kDefaultUndoBudget;
+  // [undo] store_quota: the store's size past which the run's last lines say to prune.
+  std::uint64_t store_quota = kDefaultStoreQuota;
 };
 
 class UndoRun;

@@ -34,7 +34,8 @@ const std::vector<std::string> kLimitsKeys = {"memory",   "pids",          "cpu"
                                               "best_effort"};
 const std::vector<std::string> kSandboxKeys = {"require_namespaces"};
 const std::vector<std::string> kCommandKeys = {"name", "args", "conflicts", "conflict_message"};
-const std::vector<std::string> kUndoKeys = {"enabled", "excludes", "default_excludes", "max_checkpoints"};
+const std::vector<std::string> kUndoKeys = {"enabled", "excludes", "default_excludes", "max_checkpoints", "max_bytes",
+                                           "store_quota"};
 const std::vector<std::string> kCwdValues = {"read+write", "read", "write", "none"};
 const std::vector<std::string> kNetModes = {"off", "on", "filtered"};
 
@@ -349,10 +350,10 @@ class ProfileReader {
   }
 
   // A size: "2G" or a plain number of bytes.
-  std::optional<std::uint64_t> size(const toml::table& t, const char* key) {
+  std::optional<std::uint64_t> size(const toml::table& t, const char* key, const char* table = "limits") {
     const toml::node* n = t.get(key);
     if (n == nullptr || err_) return std::nullopt;
-    std::string what = std::string("[limits] ") + key;
+    std::string what = std::string("[") + table + "] " + key;
     if (const auto* i = n->as_integer()) {
       if (i->get() <= 0) {
         fail(*n, what + " must be positive (got " + std::to_string(i->get()) + ")");
@@ -494,6 +495,8 @@ class ProfileReader {
     if (auto v = flag(t, "undo", "enabled")) u.enabled = *v;
     if (auto v = flag(t, "undo", "default_excludes")) u.default_excludes = *v;
     if (auto v = count(t, "max_checkpoints", "undo")) u.max_checkpoints = *v;
+    if (auto v = size(t, "max_bytes", "undo")) u.max_bytes = *v;
+    if (auto v = size(t, "store_quota", "undo")) u.store_quota = *v;
     if (auto items = strings(t, "undo", "excludes")) {
       for (auto& [value, where] : *items) {
         if (value.empty() || value[0] == '/' || value == "." || value == ".." || value.find("..") != std::string::npos) {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "policy/path_util.h"
+#include "sys/display.h"
 #include "policy/sensitive_paths.h"
 #include "policy/state_paths.h"
 
@@ -57,8 +58,9 @@ std::string nearest_existing(const std::string& p, const FsView& fs) {
   return a;
 }
 
-// For suggestions: "~/x" under HOME, quoted when the shell would split or expand it.
-std::string display(const Policy& policy, const std::string& p) {
+// For suggestions: "~/x" under HOME, quoted when the shell would split or expand it (a quote as
+// '"'"': no backslash, which the printer, sys::display, would show doubled).
+std::string shell_word(const Policy& policy, const std::string& p) {
   std::string shown = p;
   if (!policy.home.empty() && policy.home != "/" && path::is_at_or_under(p, policy.home)) {
     shown = p == policy.home ? "~" : "~" + p.substr(policy.home.size());
@@ -66,7 +68,7 @@ std::string display(const Policy& policy, const std::string& p) {
   if (shown.find_first_of(" \t'\"$`\\!*?[]{}()<>|&;#") == std::string::npos) return shown;
   auto quote = [](std::string_view s) {
     std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    for (char c : s) q += c == '\'' ? std::string("'\"'\"'") : std::string(1, c);
     return q + "'";
   };
   if (shown.rfind("~/", 0) == 0) return "~/" + quote(shown.substr(2));
@@ -120,7 +122,7 @@ void explain_virtual(const Policy& policy, const std::string& area, bool exists,
     d.allowed = false;
     d.reason = "/tmp inside the sandbox is a private, empty tmpfs: the host's " + p +
                " is not visible there, and no rule binds it.";
-    d.suggestion = flag_for(d.op) + " " + display(policy, p);
+    d.suggestion = flag_for(d.op) + " " + shell_word(policy, p);
     return;
   }
   if (area == "/dev") {
@@ -163,13 +165,13 @@ void explain_virtual(const Policy& policy, const std::string& area, bool exists,
     d.allowed = false;
     d.reason = "HOME inside the sandbox is a fresh, empty tmpfs: the host's " + p +
                " is not visible there, and no rule binds it.";
-    d.suggestion = flag_for(d.op) + " " + display(policy, p);
+    d.suggestion = flag_for(d.op) + " " + shell_word(policy, p);
   } else {
     d.allowed = true;
     d.reason = "HOME inside the sandbox is a fresh, empty tmpfs: no host file at " + p +
                " is visible there; it can be created, but it is discarded at exit.";
     std::string target = nearest_existing(p, fs);
-    if (target != area) d.suggestion = flag_for(d.op) + " " + display(policy, target);
+    if (target != area) d.suggestion = flag_for(d.op) + " " + shell_word(policy, target);
   }
   // Say so when the path is on the sensitive list: naming it exactly is what exposes it.
   for (const auto& s : sensitive_paths(policy.home)) {
@@ -220,7 +222,7 @@ Decision explain_path(const Policy& policy, std::string_view asked, Op op, const
     d.reason = den.path + " is a sensitive path (" + den.reason + "): it is hidden inside the "
                "sandbox even though " + (rule ? rule->path : std::string("a parent")) +
                " is visible. A rule naming exactly " + den.path + " lifts the protection.";
-    d.suggestion = flag_for(op) + " " + display(policy, den.path);
+    d.suggestion = flag_for(op) + " " + shell_word(policy, den.path);
     return d;
   }
 
@@ -243,7 +245,7 @@ Decision explain_path(const Policy& policy, std::string_view asked, Op op, const
       d.reason = pr.path + " is protected (" + pr.reason + "): it stays read-only inside the "
                  "sandbox so that nothing planted there runs later on the host. A rule naming "
                  "exactly " + pr.path + " lifts the protection.";
-      d.suggestion = "--allow " + display(policy, pr.path);
+      d.suggestion = "--allow " + shell_word(policy, pr.path);
       return d;
     }
   }
@@ -282,7 +284,7 @@ Decision explain_path(const Policy& policy, std::string_view asked, Op op, const
     } else {
       d.reason += op == Op::Write ? " Writing needs write access." : " Reading and executing need read access.";
       std::string target = exists ? p : nearest_existing(p, fs);
-      d.suggestion = "--allow " + display(policy, target);
+      d.suggestion = "--allow " + shell_word(policy, target);
     }
     return d;
   }
@@ -293,7 +295,7 @@ Decision explain_path(const Policy& policy, std::string_view asked, Op op, const
   d.access = Access::None;
   d.reason = p + " is not visible inside the sandbox: no rule covers it.";
   std::string target = exists ? p : nearest_existing(p, fs);
-  d.suggestion = flag_for(op) + " " + display(policy, target);
+  d.suggestion = flag_for(op) + " " + shell_word(policy, target);
   return d;
 }
 
@@ -312,9 +314,12 @@ nlohmann::json to_json(const Decision& d) {
   };
 }
 
+// Paths may be ones a sandbox chose (a link it planted, a name it made): every one is shown
+// through sys::display.
 std::string to_text(const Decision& d) {
+  using sys::display;
   std::string out;
-  out += d.path + " (" + std::string(to_string(d.op)) + "): " + (d.allowed ? "allowed" : "not allowed") + "\n";
+  out += display(d.path) + " (" + std::string(to_string(d.op)) + "): " + (d.allowed ? "allowed" : "not allowed") + "\n";
   if (!d.rule_path.empty()) {
     std::string what;
     switch (d.kind) {
@@ -324,13 +329,13 @@ std::string to_text(const Decision& d) {
       case Decision::Kind::Virtual: what = "sandbox area"; break;
       case Decision::Kind::NotVisible: what = "sandbox area"; break;
     }
-    out += "  decided by: " + what + " " + d.rule_path;
-    if (!d.origin.empty()) out += " (" + d.origin + ")";
+    out += "  decided by: " + what + " " + display(d.rule_path);
+    if (!d.origin.empty()) out += " (" + display(d.origin) + ")";
     out += "\n";
   }
   out += "  access:     " + std::string(to_string(d.access)) + "\n";
-  out += "  why:        " + d.reason + "\n";
-  if (!d.suggestion.empty()) out += "  to allow:   paddock run " + d.suggestion + " ...\n";
+  out += "  why:        " + display(d.reason) + "\n";
+  if (!d.suggestion.empty()) out += "  to allow:   paddock run " + display(d.suggestion) + " ...\n";
   return out;
 }
 

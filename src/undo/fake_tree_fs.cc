@@ -136,13 +136,6 @@ Result<void> FakeTreeFs::make_symlink(const std::string& path, const std::string
   return {};
 }
 
-Result<void> FakeTreeFs::make_fifo(const std::string& path, mode_t mode) {
-  auto pd = parent_dir(path);
-  if (!pd) return std::move(pd).take_error();
-  nodes_[path] = make(EntryType::Fifo, mode);
-  touch(**pd);
-  return {};
-}
 
 Result<void> FakeTreeFs::remove(const std::string& path) {
   auto pd = parent_dir(path);
@@ -197,6 +190,12 @@ void FakeTreeFs::put_file(const std::string& path, const std::string& content, m
 void FakeTreeFs::put_dir(const std::string& path, mode_t mode) {
   if (!parent_dir(path) || nodes_.count(path)) misuse("cannot mkdir", path);
   nodes_[path] = make(EntryType::Dir, mode);
+  touch(**parent_dir(path));
+}
+
+void FakeTreeFs::put_fifo(const std::string& path, mode_t mode) {
+  if (!parent_dir(path) || nodes_.count(path)) misuse("cannot mkfifo", path);
+  nodes_[path] = make(EntryType::Fifo, mode);
   touch(**parent_dir(path));
 }
 

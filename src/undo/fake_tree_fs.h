@@ -22,7 +22,6 @@ class FakeTreeFs final : public TreeFs {
   Result<void> make_dir(const std::string& path, const FileStat& meta) override;
   Result<void> write_file(const std::string& path, int content_fd, const FileStat& meta) override;
   Result<void> make_symlink(const std::string& path, const std::string& target) override;
-  Result<void> make_fifo(const std::string& path, mode_t mode) override;
   Result<void> remove(const std::string& path) override;
   Result<void> set_mode(const std::string& path, mode_t mode) override;
   Result<void> sync() override { return {}; }
@@ -33,6 +32,7 @@ class FakeTreeFs final : public TreeFs {
   void put_file(const std::string& path, const std::string& content, mode_t mode = 0644);
   void put_dir(const std::string& path, mode_t mode = 0755);
   void put_symlink(const std::string& path, const std::string& target);
+  void put_fifo(const std::string& path, mode_t mode = 0644);
   void chmod(const std::string& path, mode_t mode);
   void rename(const std::string& from, const std::string& to);  // TO must not exist
   void remove_tree(const std::string& path);

@@ -194,23 +194,6 @@ class RealTreeFs final : public TreeFs {
     return {};
   }
 
-  Result<void> make_fifo(const std::string& path, mode_t mode) override {
-    auto fd = dir_fd(parent_rel(path));
-    if (!fd) return std::move(fd).take_error();
-    const std::string tmp = temp_name();
-    if (::mkfifoat(*fd, tmp.c_str(), 0600) != 0) return errno_error("cannot create the fifo", errno, where(path));
-    if (auto r = chmod_nofollow(*fd, tmp.c_str(), mode); !r) {
-      ::unlinkat(*fd, tmp.c_str(), 0);
-      return r;
-    }
-    if (::renameat(*fd, tmp.c_str(), *fd, base(path)) != 0) {
-      int e = errno;
-      ::unlinkat(*fd, tmp.c_str(), 0);
-      return errno_error("cannot rename into place", e, where(path));
-    }
-    return {};
-  }
-
   Result<void> remove(const std::string& path) override {
     if (path.empty()) return make_error("refusing to remove the root", root_);
     auto fd = dir_fd(parent_rel(path));
@@ -259,13 +242,19 @@ class RealTreeFs final : public TreeFs {
   }
 
   // The directory DIR, opened one component at a time with O_NOFOLLOW. The descriptors of the
-  // last directory's ancestors are kept: a depth-first walk opens each directory once.
+  // last directory's ancestors are kept, up to kKeptDirs of them: a depth-first walk opens each
+  // directory once. Deeper (a tree of thousands of nested directories), the rest of the way is
+  // opened from the deepest kept one, each descriptor closed when the next is open: a tree of any
+  // depth is read and restored within a few hundred descriptors.
+  static constexpr std::size_t kKeptDirs = 256;
   Result<int> dir_fd(const std::string& dir) {
     if (dir.empty()) return root_fd_.get();
+    if (deep_ && deep_path_ == dir) return deep_.get();
     while (!stack_.empty() && !rel_at_or_under(dir, stack_.back().first)) stack_.pop_back();
     if (!stack_.empty() && stack_.back().first == dir) return stack_.back().second.get();
     std::size_t pos = stack_.empty() ? 0 : stack_.back().first.size() + 1;
     int at = stack_.empty() ? root_fd_.get() : stack_.back().second.get();
+    sys::UniqueFd walking;  // past the kept ones
     while (pos <= dir.size()) {
       std::size_t end = dir.find('/', pos);
       if (end == std::string::npos) end = dir.size();
@@ -279,22 +268,33 @@ class RealTreeFs final : public TreeFs {
                                                       : "cannot open the directory",
                            e, where(sofar));
       }
-      stack_.emplace_back(sofar, std::move(fd));
-      at = stack_.back().second.get();
+      if (stack_.size() < kKeptDirs) {
+        stack_.emplace_back(sofar, std::move(fd));
+        at = stack_.back().second.get();
+      } else {
+        walking = std::move(fd);
+        at = walking.get();
+      }
       pos = end + 1;
     }
-    return at;
+    if (!walking) return at;
+    deep_ = std::move(walking);
+    deep_path_ = dir;
+    return deep_.get();
   }
 
   // A directory removed (or replaced) must not be reached through a kept descriptor.
   void forget(const std::string& path) {
     while (!stack_.empty() && rel_at_or_under(stack_.back().first, path)) stack_.pop_back();
     // Deeper entries can only sit above the ones popped; an entry at PATH is always the last.
+    if (deep_ && rel_at_or_under(deep_path_, path)) deep_.reset();
   }
 
   std::string root_;
   sys::UniqueFd root_fd_;
   std::vector<std::pair<std::string, sys::UniqueFd>> stack_;
+  sys::UniqueFd deep_;  // the last directory opened past the kept ones (dir_fd's answer until its next call)
+  std::string deep_path_;
 };
 
 }  // namespace

@@ -55,7 +55,7 @@ Result<void> read_file_content(TreeFs& fs, const std::string& root, const std::s
 
 Result<RootManifest> scan_root(TreeFs& fs, const std::string& root, const std::vector<Exclude>& excludes,
                                const RootManifest* prev, Store* store, ScanStats& stats,
-                               const ScanProgress& progress) {
+                               const ScanProgress& progress, std::uint64_t max_bytes_new) {
   RootManifest out;
   out.root = root;
   out.excludes = excludes;
@@ -109,6 +109,9 @@ Result<RootManifest> scan_root(TreeFs& fs, const std::string& root, const std::v
             continue;
           }
           if (auto r = read_file_content(fs, root, path, fd->get(), c.st, store, stats, e); !r) return r;
+          if (stats.bytes_new > max_bytes_new)
+            return make_error("the snapshot would store more than the " + std::to_string(max_bytes_new) +
+                                  " bytes left of the run's undo budget", root + "/" + path);
           break;
         }
         case EntryType::Symlink: {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 
 #include "undo/manifest.h"
 #include "undo/store.h"
@@ -37,9 +38,11 @@ Result<void> read_file_content(TreeFs& fs, const std::string& root, const std::s
 
 // Scans FS (rooted at ROOT, an absolute path recorded in the manifest). PREV, when given, is the
 // metadata index. With STORE, the content of every file read is stored (pending until
-// Store::commit_objects); without, files are only hashed.
+// Store::commit_objects); without, files are only hashed. The scan stops with an error as soon as
+// STATS.bytes_new exceeds MAX_BYTES_NEW (a run's undo budget: at most one file past it is read).
 Result<RootManifest> scan_root(TreeFs& fs, const std::string& root, const std::vector<Exclude>& excludes,
                                const RootManifest* prev, Store* store, ScanStats& stats,
-                               const ScanProgress& progress = {});
+                               const ScanProgress& progress = {},
+                               std::uint64_t max_bytes_new = std::numeric_limits<std::uint64_t>::max());
 
 }  // namespace paddock::undo

@@ -10,6 +10,7 @@ namespace paddock::undo {
 
 Scope scope_from_policy(const Policy& policy, const std::string& state_dir, std::vector<Exclude> excludes) {
   Scope s;
+  s.home = policy.home;
   std::vector<std::string> roots;
   for (const PathRule& r : policy.paths) {
     if (!grants(r.access, Access::Write) || !r.symlink_target.empty()) continue;

@@ -141,15 +141,18 @@ std::vector<Change> diff_manifests(const Manifest& a, const Manifest& b) {
   return out;
 }
 
-SnapshotManager::SnapshotManager(Store& store, TreeOpener opener) : store_(store), opener_(std::move(opener)) {
-  if (!opener_) {
-    opener_ = [](const std::string& root) -> Result<std::shared_ptr<TreeFs>> {
-      auto t = open_real_tree(root);
-      if (!t) return std::move(t).take_error();
-      return std::shared_ptr<TreeFs>(std::move(*t));
-    };
-  }
-}
+SnapshotManager::SnapshotManager(Store& store)
+    : SnapshotManager(
+          store,
+          [](const std::string& root) -> Result<std::shared_ptr<TreeFs>> {
+            auto t = open_real_tree(root);
+            if (!t) return std::move(t).take_error();
+            return std::shared_ptr<TreeFs>(std::move(*t));
+          },
+          real_write_check()) {}
+
+SnapshotManager::SnapshotManager(Store& store, TreeOpener opener, WriteCheck check)
+    : store_(store), opener_(std::move(opener)), check_(std::move(check)) {}
 
 std::vector<Exclude> SnapshotManager::excludes_for(const SessionInfo& s, const std::string& root) const {
   std::vector<Exclude> out;
@@ -179,18 +182,20 @@ Result<SessionInfo> SnapshotManager::begin(const Scope& scope, const std::vector
   s.roots = scope.roots;
   s.excludes = scope.excludes;
   s.not_captured = scope.not_captured;
+  s.home = scope.home;
   if (auto w = store_.save_session(s); !w) return std::move(w).take_error();
   return s;
 }
 
 Result<Manifest> SnapshotManager::scan(const SessionInfo& s, const Manifest* prev, bool store_objects,
-                                       ScanStats& stats, const ScanProgress& progress) {
+                                       ScanStats& stats, const ScanProgress& progress, std::uint64_t max_bytes_new) {
   Manifest m;
   for (const auto& root : s.roots) {
     auto fs = opener_(root);
     if (!fs) return std::move(fs).take_error();
     const RootManifest* p = prev ? prev->find_root(root) : nullptr;
-    auto r = scan_root(**fs, root, excludes_for(s, root), p, store_objects ? &store_ : nullptr, stats, progress);
+    auto r = scan_root(**fs, root, excludes_for(s, root), p, store_objects ? &store_ : nullptr, stats, progress,
+                       max_bytes_new);
     if (!r) return std::move(r).take_error();
     m.roots.push_back(std::move(*r));
   }
@@ -205,7 +210,9 @@ void SnapshotManager::remember(const std::string& id, int n, Manifest m) {
   last_ = Cached{id, n, std::move(m)};
 }
 
-Result<SnapshotInfo> SnapshotManager::snapshot(SessionInfo& s, const std::string& label, const ScanProgress& progress) {
+Result<SnapshotInfo> SnapshotManager::snapshot(SessionInfo& s, const std::string& label, const ScanProgress& progress,
+                                               std::uint64_t max_bytes_new, bool* over_budget) {
+  if (over_budget != nullptr) *over_budget = false;
   if (auto l = store_.lock(); !l) return std::move(l).take_error();
   const auto t0 = std::chrono::steady_clock::now();
   const Manifest* prev = nullptr;
@@ -219,13 +226,19 @@ Result<SnapshotInfo> SnapshotManager::snapshot(SessionInfo& s, const std::string
     }
   }
   ScanStats stats;
-  auto m = scan(s, prev, true, stats, progress);
+  auto m = scan(s, prev, true, stats, progress, max_bytes_new);
   auto fail = [&](Error e) -> Result<SnapshotInfo> {
     store_.discard_pending();
     s.incomplete = e.describe();
     (void)store_.save_session(s);
     return e;
   };
+  if (!m && stats.bytes_new > max_bytes_new) {
+    // Over the budget: not taken, and nothing is missing (the last snapshot is still the last).
+    store_.discard_pending();
+    if (over_budget != nullptr) *over_budget = true;
+    return std::move(m).take_error();
+  }
   if (!m) return fail(std::move(m).take_error());
   if (auto c = store_.commit_objects(); !c) return fail(std::move(c).take_error());
   SnapshotInfo si = next_snapshot(s, label, stats);
@@ -245,9 +258,11 @@ Result<SnapshotInfo> SnapshotManager::snapshot(SessionInfo& s, const std::string
 
 namespace {
 struct Op {
-  enum Kind { Remove, MakeDir, WriteFile, MakeLink, MakeFifo, Chmod } kind;
+  enum Kind { Remove, MakeDir, WriteFile, MakeLink, Chmod } kind;
   std::string path;
   const ManifestEntry* e = nullptr;  // the target's entry (the current one for `opens`)
+  mode_t mode = 0;                   // the mode written (the entry's, set-id bits never: restore_gate.h)
+  bool trusted = true;               // the entry is snapshot 0's (restore_gate.h)
 };
 struct RootPlan {
   std::string root;
@@ -264,10 +279,18 @@ using Plan = RestorePlan;
 
 namespace {
 
+const gate::Verdict& fifo_verdict() {
+  static const gate::Verdict v{gate::Class::Special,
+                               "a restore never makes a FIFO (a host tool that opens it hangs): mkfifo it by hand"};
+  return v;
+}
+
 // What turns CURRENT into TARGET below PATHS (absolute; empty: everything). LAST, when given, is
-// the session's last snapshot: paths the plan changes that differ from it are conflicts.
+// the session's last snapshot: paths the plan changes that differ from it are conflicts. TRUST
+// says which of the target's entries are snapshot 0's and which of the others the gate names
+// (restore_gate.h): those are held back, with everything under them.
 Result<Plan> make_plan(const Manifest& current, const Manifest& target, const std::vector<std::string>& paths,
-                       const Manifest* last) {
+                       const Manifest* last, const Trust& trust) {
   Plan plan;
   RestoreOutcome& out = plan.out;
   Manifest cur_only, tgt_only;  // for the displayed diff, limited to the paths
@@ -290,43 +313,92 @@ Result<Plan> make_plan(const Manifest& current, const Manifest& target, const st
       const std::string name = p.substr(p.rfind('/') + 1);
       return excluded(tr.excludes, p, name) || excluded(cr->excludes, p, name);
     };
+    auto rt_it = trust.find(tr.root);
+    const RootTrust* rt = rt_it == trust.end() ? nullptr : &rt_it->second;
+    auto trusted = [&](const std::string& p) { return rt == nullptr || rt->untrusted.count(p) == 0; };
+    // 1. What is held back: each entry the restore would create or change that the gate names (or
+    // a FIFO), and everything under it. Target entries come in path order, so a held directory
+    // comes before what it holds.
+    std::vector<Held> held;
+    auto held_at = [&](const std::string& p) -> Held* {
+      for (auto& h : held)
+        if (rel_at_or_under(p, h.path)) return &h;
+      return nullptr;
+    };
+    // Whether the plan below creates or changes the entry at T's path (now C).
+    auto writes = [&](const ManifestEntry& t, const ManifestEntry* c) {
+      if (t.st.type == EntryType::Other || (t.st.type != EntryType::Dir && !under(t.path))) return false;
+      if (c == nullptr || c->st.type != t.st.type) return true;
+      switch (t.st.type) {
+        case EntryType::Dir: return c->st.mode != t.st.mode;
+        case EntryType::File: return c->hash != t.hash || c->st.mode != restorable_mode(t.st.type, t.st.mode);
+        case EntryType::Symlink: return c->target != t.target;
+        case EntryType::Fifo: return c->st.mode != t.st.mode;
+        case EntryType::Other: break;
+      }
+      return false;
+    };
+    for (const auto& t : tr.entries) {
+      if (!(under(t.path) || above(t.path)) || left_alone(t.path)) continue;
+      if (Held* h = held_at(t.path)) {
+        ++h->below;
+        continue;
+      }
+      if (!writes(t, cr->find(t.path))) continue;
+      const gate::Verdict* v = nullptr;
+      if (rt != nullptr) {
+        auto f = rt->flagged.find(t.path);
+        if (f != rt->flagged.end()) v = &f->second;
+      }
+      if (v == nullptr && t.st.type == EntryType::Fifo) v = &fifo_verdict();
+      if (v != nullptr) held.push_back({tr.root, t.path, t, *v, 0});
+    }
+    auto is_held = [&](const std::string& p) { return held_at(p) != nullptr; };
+    for (const auto& c : cr->entries)  // what is there now under a held path stays as it is
+      if (is_held(c.path) && (under(c.path) || above(c.path)) && !left_alone(c.path) && tr.find(c.path) == nullptr)
+        ++held_at(c.path)->below;
+
     RootPlan rp;
     rp.root = tr.root;
     std::set<std::string> removed;
     // Deepest first: a directory's contents go before it.
     for (auto it = cr->entries.rbegin(); it != cr->entries.rend(); ++it) {
       const ManifestEntry& c = *it;
-      if (c.path.empty() || left_alone(c.path)) continue;
+      if (c.path.empty() || left_alone(c.path) || is_held(c.path)) continue;
       const ManifestEntry* t = tr.find(c.path);
       const bool type_differs = t != nullptr && t->st.type != c.st.type;
       if ((under(c.path) && (t == nullptr || type_differs)) || (above(c.path) && type_differs)) {
-        rp.removes.push_back({Op::Remove, c.path, nullptr});
+        rp.removes.push_back({Op::Remove, c.path, nullptr, 0, true});
         removed.insert(c.path);
       }
     }
     for (const auto& t : tr.entries) {
-      if (!(under(t.path) || above(t.path)) || left_alone(t.path)) continue;
+      if (!(under(t.path) || above(t.path)) || left_alone(t.path) || is_held(t.path)) continue;
       const ManifestEntry* c = removed.count(t.path) ? nullptr : cr->find(t.path);
+      const bool ok = trusted(t.path);
+      const mode_t mode = restorable_mode(t.st.type, t.st.mode);
       switch (t.st.type) {
         case EntryType::Dir:
-          if (c == nullptr) rp.creates.push_back({Op::MakeDir, t.path, &t});
-          if (c == nullptr || c->st.mode != t.st.mode) rp.final_modes.push_back({Op::Chmod, t.path, &t});
+          if (c == nullptr) rp.creates.push_back({Op::MakeDir, t.path, &t, mode, ok});
+          if (c == nullptr || c->st.mode != t.st.mode) rp.final_modes.push_back({Op::Chmod, t.path, &t, mode, ok});
           // An existing directory whose mode forbids writing into it: opened up until the end.
-          if (c != nullptr && (c->st.mode & 0700) != 0700) rp.opens.push_back({Op::Chmod, t.path, c});
+          if (c != nullptr && (c->st.mode & 0700) != 0700) rp.opens.push_back({Op::Chmod, t.path, c, c->st.mode, true});
           break;
         case EntryType::File:
           if (!under(t.path)) break;
-          if (c == nullptr || c->hash != t.hash) rp.creates.push_back({Op::WriteFile, t.path, &t});
-          else if (c->st.mode != t.st.mode) rp.creates.push_back({Op::Chmod, t.path, &t});
+          if (c == nullptr || c->hash != t.hash) rp.creates.push_back({Op::WriteFile, t.path, &t, mode, ok});
+          else if (c->st.mode != mode) rp.creates.push_back({Op::Chmod, t.path, &t, mode, ok});
+          if (mode != t.st.mode && (c == nullptr || c->hash != t.hash || c->st.mode != t.st.mode))
+            out.warnings.push_back(tr.root + "/" + t.path + ": restored without its set-id bits (a restore never "
+                                   "writes them): chmod it by hand if you trust it");
           break;
         case EntryType::Symlink:
           if (!under(t.path)) break;
-          if (c == nullptr || c->target != t.target) rp.creates.push_back({Op::MakeLink, t.path, &t});
+          if (c == nullptr || c->target != t.target) rp.creates.push_back({Op::MakeLink, t.path, &t, 0, ok});
           break;
-        case EntryType::Fifo:
+        case EntryType::Fifo:  // never made (held above); an existing one gets its mode
           if (!under(t.path)) break;
-          if (c == nullptr) rp.creates.push_back({Op::MakeFifo, t.path, &t});
-          else if (c->st.mode != t.st.mode) rp.creates.push_back({Op::Chmod, t.path, &t});
+          if (c != nullptr && c->st.mode != t.st.mode) rp.creates.push_back({Op::Chmod, t.path, &t, mode, ok});
           break;
         case EntryType::Other:
           if (c == nullptr && under(t.path)) {
@@ -338,10 +410,10 @@ Result<Plan> make_plan(const Manifest& current, const Manifest& target, const st
     RootManifest cm, tm;
     cm.root = tm.root = tr.root;
     for (const auto& c : cr->entries) {
-      if ((under(c.path) || above(c.path)) && !left_alone(c.path)) cm.entries.push_back(c);
+      if ((under(c.path) || above(c.path)) && !left_alone(c.path) && !is_held(c.path)) cm.entries.push_back(c);
     }
     for (const auto& t : tr.entries) {
-      if ((under(t.path) || above(t.path)) && !left_alone(t.path)) tm.entries.push_back(t);
+      if ((under(t.path) || above(t.path)) && !left_alone(t.path) && !is_held(t.path)) tm.entries.push_back(t);
     }
     cur_only.roots.push_back(std::move(cm));
     tgt_only.roots.push_back(std::move(tm));
@@ -357,10 +429,24 @@ Result<Plan> make_plan(const Manifest& current, const Manifest& target, const st
         if (!same_entry(l, c)) out.conflicts.push_back(p.empty() ? tr.root : tr.root + "/" + p);
       }
     }
+    for (auto& h : held) out.held.push_back(std::move(h));
     plan.roots.push_back(std::move(rp));
   }
   out.changes = diff_manifests(cur_only, tgt_only);
   return plan;
+}
+
+// Every path PLAN writes, with whether what it writes is trusted (restore_gate.h).
+WrittenPaths written_paths(const Plan& plan) {
+  WrittenPaths w;
+  for (const auto& rp : plan.roots) {
+    auto abs = [&](const std::string& p) { return p.empty() ? rp.root : rp.root == "/" ? "/" + p : rp.root + "/" + p; };
+    for (const auto* ops : {&rp.opens, &rp.removes})
+      for (const auto& op : *ops) w.add(abs(op.path), true);  // a removal, a mode put back: nothing chosen
+    for (const auto* ops : {&rp.creates, &rp.final_modes})
+      for (const auto& op : *ops) w.add(abs(op.path), op.trusted);
+  }
+  return w;
 }
 
 }  // namespace
@@ -374,7 +460,7 @@ Result<void> SnapshotManager::execute(const RestorePlan& plan, std::vector<std::
     auto where = [&](const std::string& p) { return p.empty() ? rp.root : rp.root + "/" + p; };
     if (!root_user) {
       for (const auto& op : rp.opens) {
-        if (auto r = fs.set_mode(op.path, op.e->st.mode | 0700); !r) return r;
+        if (auto r = fs.set_mode(op.path, op.mode | 0700); !r) return r;
       }
     }
     for (const auto& op : rp.removes) {
@@ -393,7 +479,7 @@ Result<void> SnapshotManager::execute(const RestorePlan& plan, std::vector<std::
       switch (op.kind) {
         case Op::MakeDir: {
           FileStat meta = op.e->st;
-          meta.mode |= 0700;  // its final mode comes last, after what goes inside
+          meta.mode = op.mode | 0700;  // its final mode comes last, after what goes inside
           r = fs.make_dir(op.path, meta);
           if (!r && r.error().sys_errno == EEXIST) {
             auto st = fs.stat(op.path);
@@ -404,19 +490,20 @@ Result<void> SnapshotManager::execute(const RestorePlan& plan, std::vector<std::
         case Op::WriteFile: {
           auto obj = store_.open_object(op.e->hash);
           if (!obj) return std::move(obj).take_error();
-          r = fs.write_file(op.path, obj->get(), op.e->st);
+          FileStat meta = op.e->st;
+          meta.mode = op.mode;
+          r = fs.write_file(op.path, obj->get(), meta);
           break;
         }
         case Op::MakeLink: r = fs.make_symlink(op.path, op.e->target); break;
-        case Op::MakeFifo: r = fs.make_fifo(op.path, op.e->st.mode); break;
-        case Op::Chmod: r = fs.set_mode(op.path, op.e->st.mode); break;
+        case Op::Chmod: r = fs.set_mode(op.path, op.mode); break;
         case Op::Remove: break;
       }
       crash_point();
       if (!r) return r;
     }
     for (auto it = rp.final_modes.rbegin(); it != rp.final_modes.rend(); ++it) {
-      if (auto r = fs.set_mode(it->path, it->e->st.mode); !r) return r;
+      if (auto r = fs.set_mode(it->path, it->mode); !r) return r;
     }
     if (!root_user) {
       // Directories opened up above and not in final_modes get their mode back.
@@ -424,7 +511,7 @@ Result<void> SnapshotManager::execute(const RestorePlan& plan, std::vector<std::
         bool fixed = std::any_of(rp.final_modes.begin(), rp.final_modes.end(),
                                  [&](const Op& f) { return f.path == op.path; });
         if (!fixed) {
-          if (auto r = fs.set_mode(op.path, op.e->st.mode); !r) return r;
+          if (auto r = fs.set_mode(op.path, op.mode); !r) return r;
         }
       }
     }
@@ -432,6 +519,61 @@ Result<void> SnapshotManager::execute(const RestorePlan& plan, std::vector<std::
     crash_point();
   }
   return {};
+}
+
+Result<void> SnapshotManager::execute_checked(const SessionInfo& s, const RestorePlan& plan, RestoreOutcome& out) {
+  CheckAfter after;
+  if (check_) {
+    std::vector<std::string> roots;
+    for (const auto& rp : plan.roots) roots.push_back(rp.root);
+    after = check_(restore_areas(roots, s.home));
+  }
+  auto r = execute(plan, out.warnings);
+  // Whatever was written, also when a write failed half-way, is checked.
+  if (after) {
+    const WrittenPaths written = written_paths(plan);
+    out.left_behind = after([&written](const std::string& p) { return written.trusted(p); });
+  }
+  return r;
+}
+
+// A restore to TARGET trusts what is as snapshot 0 has it (taken before the sandbox started); of
+// the rest, the gate judges what it would write (restore_gate.h).
+Result<Trust> SnapshotManager::trust_for(const SessionInfo& s, int target) {
+  Trust trust;
+  if (target == 0) return trust;
+  auto diffs = changes_between(s, 0, target);
+  if (!diffs) return std::move(diffs).take_error();
+  for (const auto& d : *diffs) {
+    RootTrust& rt = trust[d.b.meta.root];
+    for (const auto& pd : d.diffs) {
+      rt.untrusted.insert(pd.path);
+      if (!pd.b) continue;
+      if (auto v = judge_entry(d.b.meta.root, *pd.b, s.home)) rt.flagged.emplace(pd.path, std::move(*v));
+    }
+  }
+  return trust;
+}
+
+Result<std::vector<Held>> SnapshotManager::held_back(const SessionInfo& s, int target) {
+  std::vector<Held> out;
+  if (target == 0) return out;
+  auto diffs = changes_between(s, 0, target);
+  if (!diffs) return std::move(diffs).take_error();
+  for (const auto& d : *diffs) {
+    const std::size_t first = out.size();
+    for (const auto& pd : d.diffs) {  // path order: a held directory before what it holds
+      if (!pd.b) continue;
+      auto inside = std::find_if(out.begin() + first, out.end(), [&](const Held& h) { return rel_at_or_under(pd.path, h.path); });
+      if (inside != out.end()) {
+        ++inside->below;
+        continue;
+      }
+      auto v = judge_entry(d.b.meta.root, *pd.b, s.home);
+      if (v) out.push_back({d.b.meta.root, pd.path, *pd.b, std::move(*v), 0});
+    }
+  }
+  return out;
 }
 
 namespace {
@@ -782,8 +924,16 @@ Result<RestoreOutcome> SnapshotManager::restore(const RestoreRequest& req) {
     target.roots.push_back(r.target);
     last.roots.push_back(r.last);
   }
-  auto plan = make_plan(current, target, req.paths, &last);
-  if (!plan) return std::move(plan).take_error();
+  auto trust = trust_for(*s, req.target);
+  if (!trust) {
+    store_.discard_pending();
+    return std::move(trust).take_error();
+  }
+  auto plan = make_plan(current, target, req.paths, &last, *trust);
+  if (!plan) {
+    store_.discard_pending();
+    return std::move(plan).take_error();
+  }
   RestoreOutcome out = plan->out;
   if (req.dry_run || (!out.conflicts.empty() && !req.force)) {
     store_.discard_pending();
@@ -803,8 +953,9 @@ Result<RestoreOutcome> SnapshotManager::restore(const RestoreRequest& req) {
   j.before = before.n;
   j.paths = req.paths;
   if (auto w = store_.save_journal(j); !w) return std::move(w).take_error();
-  // 3. The changes, then the paths as they now are, then the journal goes.
-  if (auto r = execute(*plan, out.warnings); !r) return std::move(r).take_error();
+  // 3. The changes (between the gate's check before and after), then the paths as they now are,
+  // then the journal goes.
+  if (auto r = execute_checked(*s, *plan, out); !r) return std::move(r).take_error();
   if (auto r = finish(*s, "restored to :" + std::to_string(req.target), *regs, base_meta, nullptr); !r) {
     return std::move(r).take_error();
   }
@@ -951,11 +1102,13 @@ Result<std::optional<RestoreOutcome>> SnapshotManager::resume() {
     current.roots.push_back(r.current);
     target.roots.push_back(r.target);
   }
-  auto plan = make_plan(current, target, jr.paths, nullptr);
+  auto trust = trust_for(*s, jr.target);
+  if (!trust) return std::move(trust).take_error();
+  auto plan = make_plan(current, target, jr.paths, nullptr, *trust);
   if (!plan) return std::move(plan).take_error();
   RestoreOutcome out = plan->out;
   if (auto r = remove_leftovers(*regs); !r) return std::move(r).take_error();
-  if (auto r = execute(*plan, out.warnings); !r) return std::move(r).take_error();
+  if (auto r = execute_checked(*s, *plan, out); !r) return std::move(r).take_error();
   if (auto r = finish(*s, "restored to :" + std::to_string(jr.target) + " (resumed)", *regs, base_meta, &*last); !r) {
     return std::move(r).take_error();
   }

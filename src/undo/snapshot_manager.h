@@ -13,6 +13,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@
 
 #include "paddock/result.h"
 #include "undo/manifest.h"
+#include "undo/restore_gate.h"
 #include "undo/scan.h"
 #include "undo/store.h"
 #include "undo/tree_fs.h"
@@ -33,6 +35,7 @@ struct Scope {
   // (a sensitive path, paddock's own state): then it applies in the root that holds it.
   std::vector<Exclude> excludes;
   std::vector<std::string> not_captured;  // writable paths left out, with why ("a file: ...")
+  std::string home;  // the run's HOME: what lies in it is judged as HOME's by a restore (restore_gate.h)
 };
 
 // The defaults: node_modules, target, .venv (build outputs and caches; `undo show` lists them,
@@ -63,6 +66,11 @@ struct RestoreRequest {
 struct RestoreOutcome {
   std::vector<Change> changes;     // what the restore does (did), as a diff from the tree to the target
   std::vector<std::string> conflicts;  // absolute paths changed since the last snapshot
+  // Entries of the target not written: the gate names them (restore_gate.h). They, and what lies
+  // under them, stay as they are.
+  std::vector<Held> held;
+  // What the gate's check after the writes moved aside (restore_gate.h).
+  std::vector<LeftBehind> left_behind;
   bool applied = false;
   int before_snapshot = -1;  // the snapshot taken just before (restore SESSION:N undoes the restore)
   std::vector<std::string> warnings;
@@ -84,26 +92,44 @@ struct RootDiff {
 class SnapshotManager {
  public:
   using TreeOpener = std::function<Result<std::shared_ptr<TreeFs>>(const std::string& root)>;
-  // OPENER gives the tree at a root (tests: a fake); by default the real one (open_real_tree).
-  explicit SnapshotManager(Store& store, TreeOpener opener = {});
+  // The real trees (open_real_tree) and the gate's real check around a restore's writes.
+  explicit SnapshotManager(Store& store);
+  // Tests: OPENER gives the tree at a root (a fake), CHECK stands for the gate's check after a
+  // restore's writes (restore_gate.h; empty: none, for a fake tree the real check cannot see).
+  SnapshotManager(Store& store, TreeOpener opener, WriteCheck check);
 
   // A new session (nothing snapshotted yet). Takes the store's lock.
   Result<SessionInfo> begin(const Scope& scope, const std::vector<std::string>& command, const std::string& cwd);
-  // Snapshot n = session.snapshots.size(); the session is saved with it.
-  Result<SnapshotInfo> snapshot(SessionInfo& session, const std::string& label, const ScanProgress& progress = {});
+  // Snapshot n = session.snapshots.size(); the session is saved with it. A snapshot that would add
+  // more than MAX_BYTES_NEW to the store (a run's undo budget) is not taken: its objects are
+  // dropped, *OVER_BUDGET is set and the error says so (the session stays complete: its last
+  // snapshot is still there).
+  Result<SnapshotInfo> snapshot(SessionInfo& session, const std::string& label, const ScanProgress& progress = {},
+                                std::uint64_t max_bytes_new = std::numeric_limits<std::uint64_t>::max(),
+                                bool* over_budget = nullptr);
 
   // What changed from snapshot FROM to TO of S, in path order: diff_manifests of the two, from
   // the deltas between them (no full manifest parsed when they are there).
   Result<std::vector<Change>> changes(const SessionInfo& s, int from, int to);
 
+  // A restore of the session REQ names to one of its snapshots. Refused while an interrupted
+  // restore's journal is pending (resume() finishes that one first).
   Result<RestoreOutcome> restore(const RestoreRequest& req);
   // Finishes a restore a crash interrupted. Nothing to do: nullopt.
   Result<std::optional<RestoreOutcome>> resume();
 
+  // The entries of snapshot TARGET of S that a restore to it would hold back wherever it wrote
+  // them (what differs from snapshot 0 and the gate names), in path order: `undo show` lists them.
+  Result<std::vector<Held>> held_back(const SessionInfo& s, int target);
+
  private:
   Result<Manifest> scan(const SessionInfo& s, const Manifest* prev, bool store_objects, ScanStats& stats,
-                        const ScanProgress& progress);
+                        const ScanProgress& progress,
+                        std::uint64_t max_bytes_new = std::numeric_limits<std::uint64_t>::max());
   Result<void> execute(const struct RestorePlan& plan, std::vector<std::string>& warnings);
+  // EXECUTE between the gate's check before and after; what the check moved aside goes to OUT.
+  Result<void> execute_checked(const SessionInfo& s, const struct RestorePlan& plan, RestoreOutcome& out);
+  Result<Trust> trust_for(const SessionInfo& s, int target);
 
   // A restore's view of one root: only the paths that differ between the last snapshot and the
   // target (and the directories above them), each as the last snapshot, the target and the tree
@@ -142,6 +168,7 @@ class SnapshotManager {
 
   Store& store_;
   TreeOpener opener_;
+  WriteCheck check_;
   struct Cached {
     std::string id;
     int n = -1;

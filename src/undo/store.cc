@@ -365,6 +365,9 @@ Result<SessionInfo> Store::load_session(const std::string& id) const {
     }
     s.not_captured = j.value("not_captured", std::vector<std::string>{});
     s.incomplete = j.value("incomplete", std::string());
+    s.home = j.value("home", std::string());
+    s.budget = j.value("budget", std::uint64_t{0});
+    s.budget_refused = j.value("budget_refused", 0);
     for (const auto& e : j.at("snapshots")) {
       SnapshotInfo si;
       si.n = e.at("n").get<int>();
@@ -400,6 +403,9 @@ Result<void> Store::save_session(const SessionInfo& s) {
   for (const auto& e : s.excludes) j["excludes"].push_back(exclude_json(e));
   j["not_captured"] = s.not_captured;
   if (!s.incomplete.empty()) j["incomplete"] = s.incomplete;
+  if (!s.home.empty()) j["home"] = s.home;
+  if (s.budget != 0) j["budget"] = s.budget;
+  if (s.budget_refused != 0) j["budget_refused"] = s.budget_refused;
   j["snapshots"] = nlohmann::json::array();
   for (const auto& si : s.snapshots) {
     j["snapshots"].push_back({{"n", si.n},

@@ -60,6 +60,11 @@ struct SessionInfo {
   std::vector<std::string> roots;
   std::vector<Exclude> excludes;
   std::vector<std::string> not_captured;  // writable paths left out of the scope, with why
+  std::string home;  // the run's HOME ("" in sessions recorded before it was kept)
+  // The run's undo budget: bytes its snapshots after the first may add to the store (0: none
+  // recorded), and how many snapshots asked for from inside it refused.
+  std::uint64_t budget = 0;
+  int budget_refused = 0;
   std::vector<SnapshotInfo> snapshots;
   std::string incomplete;  // why the last snapshot could not be taken, if it could not
 };

@@ -59,7 +59,7 @@ class TreeFs {
   // and (when the caller may) owner.
   virtual Result<void> write_file(const std::string& path, int content_fd, const FileStat& meta) = 0;
   virtual Result<void> make_symlink(const std::string& path, const std::string& target) = 0;
-  virtual Result<void> make_fifo(const std::string& path, mode_t mode) = 0;
+  // (No FIFO, device or socket is ever made: restore_gate.h.)
   // unlink, or rmdir for an (empty) directory.
   virtual Result<void> remove(const std::string& path) = 0;
   virtual Result<void> set_mode(const std::string& path, mode_t mode) = 0;

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "undo/fake_rig.h"
 #include "undo/fake_tree_fs.h"
 #include "undo/manifest.h"
 #include "undo/scan.h"
@@ -23,26 +24,7 @@ namespace paddock::undo {
 namespace {
 
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/paddock-undo-test-XXXXXX";
-    path_ = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    // Test trees may hold read-only directories.
-    for (auto it = fs::recursive_directory_iterator(path_, ec); it != fs::recursive_directory_iterator(); ++it) {
-      if (it->is_directory(ec) && !it->is_symlink(ec)) ::chmod(it->path().c_str(), 0700);
-    }
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using namespace rig;
 
 TEST(Sha256, KnownVectors) {
   EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
@@ -118,49 +100,6 @@ TEST(Manifest, TornOrNewerOrUnsafeIsRefused) {
   ASSERT_FALSE(t2);
   EXPECT_NE(t2.error().message.find("out of order"), std::string::npos);
 }
-
-// A SnapshotManager over a fake tree mounted at /fake/proj, with a real store in a temp dir.
-struct FakeRig {
-  TempDir dir;
-  std::shared_ptr<FakeTreeFs> tree = std::make_shared<FakeTreeFs>();
-  std::unique_ptr<Store> store;
-  std::unique_ptr<SnapshotManager> mgr;
-  SessionInfo session;
-
-  explicit FakeRig(std::vector<Exclude> excludes = default_excludes()) {
-    auto s = Store::open(dir.path() + "/state/paddock/undo", true);
-    if (!s) ADD_FAILURE() << s.error().describe();
-    store = std::move(*s);
-    store->set_syncfs(false);
-    mgr = std::make_unique<SnapshotManager>(*store, [t = tree](const std::string& root) -> Result<std::shared_ptr<TreeFs>> {
-      if (root != "/fake/proj") return make_error("unknown root " + root);
-      return std::shared_ptr<TreeFs>(t);
-    });
-    Scope scope;
-    scope.roots = {"/fake/proj"};
-    scope.excludes = std::move(excludes);
-    auto b = mgr->begin(scope, {"agent"}, "/fake/proj");
-    if (!b) ADD_FAILURE() << b.error().describe();
-    session = *b;
-  }
-  int snap(const std::string& label = "") {
-    auto r = mgr->snapshot(session, label);
-    EXPECT_TRUE(r) << r.error().describe();
-    return r ? r->n : -1;
-  }
-  RestoreOutcome restore(int n, std::vector<std::string> paths = {}, bool force = false) {
-    RestoreRequest req;
-    req.session = session.id;
-    req.target = n;
-    req.paths = std::move(paths);
-    req.force = force;
-    auto r = mgr->restore(req);
-    EXPECT_TRUE(r) << r.error().describe();
-    auto s = store->load_session(session.id);
-    if (s) session = *s;
-    return r ? *r : RestoreOutcome{};
-  }
-};
 
 TEST(Undo, UnchangedFilesAreNotRead) {
   FakeRig rig;
@@ -345,7 +284,7 @@ TEST(Undo, ARestoreInAFreshProcessRecordsSoundDeltas) {
   for (std::vector<std::string> paths : {std::vector<std::string>{"/fake/proj/x/a"}, std::vector<std::string>{}}) {
     SnapshotManager fresh(*rig.store, [t = rig.tree](const std::string&) -> Result<std::shared_ptr<TreeFs>> {
       return std::shared_ptr<TreeFs>(t);
-    });
+    }, fake_check(rig.check));
     RestoreRequest req;
     req.session = rig.session.id;
     req.target = 0;
@@ -392,6 +331,51 @@ TEST(Undo, UnknownSessionOrSnapshotIsAClearError) {
 
 // Random sequences of create / modify / delete / rename / chmod / symlink with snapshots between
 // them; then restoring each snapshot, in random order, gives back exactly its tree.
+// An interrupted restore's journal is pending: a new restore is refused (it would mix two
+// restores and drop the journal that says how to finish the first), and nothing changes, until
+// resume() finishes the first (issue 26 item 9).
+TEST(Undo, ANewRestoreIsRefusedWhileAnInterruptedOnesJournalIsPending) {
+  FakeRig rig;
+  rig.tree->put_file("a", "1");
+  rig.tree->put_file("b", "1");
+  rig.snap("before");
+  rig.tree->put_file("a", "2");
+  rig.tree->put_file("b", "2");
+  rig.snap("after");
+  // A restore of "a" to :0 killed after its journal was written, before it changed anything.
+  Journal j;
+  j.session = rig.session.id;
+  j.target = 0;
+  j.before = 1;
+  j.paths = {"/fake/proj/a"};
+  ASSERT_TRUE(rig.store->save_journal(j));
+  const std::string tree = rig.tree->describe();
+  for (bool dry_run : {true, false}) {
+    RestoreRequest req;
+    req.session = rig.session.id;
+    req.target = 0;
+    req.dry_run = dry_run;
+    auto r = rig.mgr->restore(req);
+    ASSERT_FALSE(r) << "a restore went ahead with another one's journal pending";
+    EXPECT_NE(r.error().describe().find("was interrupted"), std::string::npos) << r.error().describe();
+    EXPECT_NE(r.error().hint.find("--resume"), std::string::npos) << r.error().hint;
+    EXPECT_EQ(rig.tree->describe(), tree);
+    auto still = rig.store->load_journal();
+    ASSERT_TRUE(still && *still);
+    EXPECT_EQ((*still)->paths, j.paths);
+  }
+  auto resumed = rig.mgr->resume();
+  ASSERT_TRUE(resumed && *resumed) << (resumed ? "nothing resumed" : resumed.error().describe());
+  EXPECT_EQ(rig.tree->content("a"), "1");
+  EXPECT_EQ(rig.tree->content("b"), "2");
+  auto after = rig.store->load_session(rig.session.id);
+  ASSERT_TRUE(after);
+  rig.session = *after;
+  auto out = rig.restore(0);
+  EXPECT_TRUE(out.applied);
+  EXPECT_EQ(rig.tree->content("b"), "1");
+}
+
 TEST(Undo, PropertyRandomHistoriesRestoreExactly) {
   for (unsigned seed = 1; seed <= 25; ++seed) {
     std::mt19937 rng(seed);
@@ -540,7 +524,7 @@ TEST(Store, BadDeltasAreRefused) {
   req.target = 0;
   SnapshotManager fresh(*rig.store, [t = rig.tree](const std::string&) -> Result<std::shared_ptr<TreeFs>> {
     return std::shared_ptr<TreeFs>(t);
-  });
+  }, fake_check(rig.check));
   EXPECT_FALSE(fresh.restore(req));
   EXPECT_EQ(rig.tree->content("a"), "1");
   // A "before" that is not what the base holds: the chain is broken.
@@ -594,7 +578,7 @@ TEST(Store, VersionOneStoreIsStillRead) {
   rig.store->set_syncfs(false);
   rig.mgr = std::make_unique<SnapshotManager>(*rig.store, [t = rig.tree](const std::string&) -> Result<std::shared_ptr<TreeFs>> {
     return std::shared_ptr<TreeFs>(t);
-  });
+  }, fake_check(rig.check));
   auto out = rig.restore(0);
   EXPECT_TRUE(out.applied);
   EXPECT_EQ(rig.tree->describe(), original);

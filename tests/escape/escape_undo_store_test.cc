@@ -13,18 +13,12 @@
 namespace ktest {
 namespace {
 
-RunOpts opts_for(const World& w) {
-  RunOpts o = w.opts();
-  o.unset.push_back("XDG_STATE_HOME");
-  return o;
-}
-
 TEST(EscapeUndoStore, UnreachableUnderAllowHome) {
   KTEST_REQUIRE_BINARIES();
   World w;
   write_file(w.project + "/f", "1");
   // A real session, so the store has content worth stealing or spoiling.
-  Proc r = w.paddock({"run", "--undo", "--", "sh", "-c", "echo 2 > f"}, opts_for(w));
+  Proc r = w.paddock({"run", "--undo", "--", "sh", "-c", "echo 2 > f"}, w.state_opts());
   ASSERT_EQ(r.code, 0) << describe(r);
   const std::string state = w.home + "/.local/state/paddock";
   const std::string store = state + "/undo";
@@ -37,7 +31,7 @@ TEST(EscapeUndoStore, UnreachableUnderAllowHome) {
         "echo planted > " + store + "/VERSION 2>/dev/null; mkdir -p " + store + "/sessions/x 2>/dev/null;"
         "rm -rf " + store + "/objects 2>/dev/null; touch " + state + "/mine 2>/dev/null; "
         "mv " + state + " " + w.home + "/.local/state/moved 2>/dev/null; true";
-    Proc p = w.paddock({"run", "--allow", grant, "--", "sh", "-c", script}, opts_for(w));
+    Proc p = w.paddock({"run", "--allow", grant, "--", "sh", "-c", script}, w.state_opts());
     EXPECT_EQ(p.code, 0) << describe(p);
     EXPECT_FALSE(contains(p.out, "paddock-undo-store")) << describe(p);
     EXPECT_FALSE(contains(p.out, "objects")) << describe(p);
@@ -48,7 +42,7 @@ TEST(EscapeUndoStore, UnreachableUnderAllowHome) {
     EXPECT_FALSE(exists(w.home + "/.local/state/moved"));
   }
   // The store still works.
-  Proc rs = w.paddock({"undo", "restore", "--yes"}, opts_for(w));
+  Proc rs = w.paddock({"undo", "restore", "--yes"}, w.state_opts());
   EXPECT_EQ(rs.code, 0) << describe(rs);
   EXPECT_EQ(read_file(w.project + "/f"), "1");
 }
@@ -58,11 +52,11 @@ TEST(EscapeUndoStore, NamingItIsRefusedAndWhySaysSo) {
   World w;
   make_dirs(w.home + "/.local/state/paddock/undo");
   for (const char* flag : {"--read", "--allow", "--write"}) {
-    Proc p = w.paddock({"run", flag, "~/.local/state/paddock/undo", "--", "true"}, opts_for(w));
+    Proc p = w.paddock({"run", flag, "~/.local/state/paddock/undo", "--", "true"}, w.state_opts());
     EXPECT_EQ(p.code, 2) << describe(p);
     EXPECT_TRUE(contains(p.err, "paddock's own state")) << describe(p);
   }
-  Proc why = w.paddock({"why", "--allow", "~", "--path", "~/.local/state/paddock/undo/VERSION"}, opts_for(w));
+  Proc why = w.paddock({"why", "--allow", "~", "--path", "~/.local/state/paddock/undo/VERSION"}, w.state_opts());
   EXPECT_TRUE(contains(why.out + why.err, "paddock's own state")) << describe(why);
 }
 
@@ -112,7 +106,7 @@ for path in ["/.paddock/checkpoint", "/.paddock"]:
 print("done")
 )PY";
   write_file(w.project + "/hostile.py", py);
-  Proc r = w.paddock({"run", "--undo", "--allow", "~", "--", "python3", "hostile.py"}, opts_for(w));
+  Proc r = w.paddock({"run", "--undo", "--allow", "~", "--", "python3", "hostile.py"}, w.state_opts());
   ASSERT_EQ(r.code, 0) << describe(r);
   EXPECT_TRUE(contains(r.out, "done")) << describe(r);
   EXPECT_FALSE(contains(r.out, "CHANGED")) << describe(r);
@@ -123,7 +117,7 @@ print("done")
   EXPECT_EQ(read_file(w.project + "/host-file"), "untouched\n");
   // One session; its snapshots: before, the one well-formed request (its label is only a label),
   // after. Nothing named by a label exists in the store.
-  Proc list = w.paddock({"undo", "list", "--json"}, opts_for(w));
+  Proc list = w.paddock({"undo", "list", "--json"}, w.state_opts());
   ASSERT_EQ(list.code, 0) << describe(list);
   auto count = [&](const std::string& needle) {
     std::size_t n = 0;
@@ -137,6 +131,65 @@ print("done")
   EXPECT_FALSE(exists(store + "/evil"));
   EXPECT_FALSE(exists(store + "/sessions/evil"));
   EXPECT_EQ(count("\"id\""), 1u) << describe(list);
+}
+
+// Bytes of the files under DIR.
+std::uint64_t bytes_under(const std::string& dir) {
+  std::uint64_t total = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); it != std::filesystem::recursive_directory_iterator();
+       it.increment(ec))
+    if (it->is_regular_file(ec)) total += it->file_size(ec);
+  return total;
+}
+
+// Issue 25, class 11: checkpoints asked for from inside each store what changed since the one
+// before. Twenty of a 4 MiB file changed by one byte stored 80 MiB while the session said "0
+// changes". The checkpoints of a run may add at most its budget (here 16 MiB) to the store; past
+// it they are refused, and the run's last lines and `undo list` say so and how much was stored.
+TEST(EscapeUndoStore, CheckpointsCannotInflateTheStore) {
+  KTEST_REQUIRE_BINARIES();
+  // The flag with namespaces; the profile's key in the fallback (the descriptor door only).
+  for (const bool from_profile : {false, true}) {
+    SCOPED_TRACE(from_profile ? "[undo] max_bytes, fallback" : "--undo-max-bytes, namespaces");
+    if (from_profile && landlock_abi() < 1) continue;  // the fallback refuses to run without Landlock
+    World w;
+    write_file(w.project + "/f", "1");
+    make_dirs(w.project + "/.pdk");
+    write_file(w.project + "/.pdk/paddock", read_file(paddock_bin()), 0755);
+    const std::string objects = w.home + "/.local/state/paddock/undo/objects";
+    std::vector<std::string> flags = {"run", "--undo", "--undo-exclude", ".pdk"};
+    if (from_profile) {
+      write_file(w.home + "/.config/paddock/profiles/budget.toml", "[undo]\nmax_bytes = \"16M\"\n");
+      flags.insert(flags.end(), {"--profile", "budget"});
+    } else {
+      flags.insert(flags.end(), {"--undo-max-bytes", "16M"});
+    }
+    flags.insert(flags.end(), {"--", "sh", "-c",
+                               "head -c 4194304 /dev/urandom > big && for i in $(seq 1 20); do "
+                               "printf \"$i\" | dd of=big bs=1 seek=0 conv=notrunc 2>/dev/null; "
+                               ".pdk/paddock checkpoint turn $i >/dev/null 2>&1; echo rc$i=$?; done; rm big"});
+    RunOpts o = w.state_opts();
+    if (from_profile) o.env["PADDOCK_DANGER_DISABLE_NAMESPACES"] = "1";
+    Proc r = w.paddock(flags, o);
+    ASSERT_EQ(r.code, 0) << describe(r);
+    // The first snapshot holds the project (the probe's copy, "f"); the checkpoints at most 16 MiB
+    // (one more file is read, not kept).
+    const std::uint64_t stored = bytes_under(objects) - std::filesystem::file_size(w.probe);
+    EXPECT_LE(stored, (16u << 20) + (64u << 10)) << describe(r);
+    EXPECT_GE(stored, 12u << 20) << "the checkpoints before the budget must be kept\n" << describe(r);
+    EXPECT_TRUE(contains(r.out, "rc1=0")) << describe(r);
+    EXPECT_TRUE(contains(r.out, "rc20=1")) << describe(r);
+    EXPECT_TRUE(contains(r.err, "undo: session ")) << describe(r);
+    EXPECT_TRUE(contains(r.err, " stored after the first snapshot")) << describe(r);
+    EXPECT_TRUE(contains(r.err, "checkpoints were refused")) << describe(r);
+    EXPECT_TRUE(contains(r.err, "undo budget of 16M")) << describe(r);
+    Proc list = w.paddock({"undo", "list"}, w.state_opts());
+    ASSERT_EQ(list.code, 0) << describe(list);
+    EXPECT_TRUE(contains(list.out, "checkpoints were refused")) << describe(list);
+    Proc show = w.paddock({"undo", "show"}, w.state_opts());
+    EXPECT_TRUE(contains(show.out, "checkpoints were refused")) << describe(show);
+  }
 }
 
 // Root's system-wide state (/var/lib/paddock: root's jails, their runtime.json that paddock reads
@@ -155,14 +208,14 @@ TEST(EscapeUndoStore, RootsSystemStateUnreachableUnderAllowVar) {
   const std::string script = "cat " + dir + "/runtime.json 2>/dev/null; ls /var/lib/paddock 2>/dev/null; "
                              "echo planted > " + dir + "/runtime.json 2>/dev/null; touch " + dir + "/new 2>/dev/null; "
                              "mv " + dir + " " + dir + ".moved 2>/dev/null; true";
-  Proc p = w.paddock({"run", "--allow", "/var", "--", "sh", "-c", script}, opts_for(w));
+  Proc p = w.paddock({"run", "--allow", "/var", "--", "sh", "-c", script}, w.state_opts());
   EXPECT_EQ(p.code, 0) << describe(p);
   EXPECT_FALSE(contains(p.out, "kept")) << describe(p);
   EXPECT_FALSE(contains(p.out, "kt-escape")) << describe(p);
   EXPECT_EQ(read_file(dir + "/runtime.json"), "{\"kept\": true}\n");
   EXPECT_FALSE(exists(dir + "/new"));
   EXPECT_FALSE(exists(dir + ".moved"));
-  Proc named = w.paddock({"run", "--read", dir, "--", "true"}, opts_for(w));
+  Proc named = w.paddock({"run", "--read", dir, "--", "true"}, w.state_opts());
   EXPECT_EQ(named.code, 2) << describe(named);
   EXPECT_TRUE(contains(named.err, "paddock's own state")) << describe(named);
 }

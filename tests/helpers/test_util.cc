@@ -339,6 +339,12 @@ RunOpts World::opts() const {
   return o;
 }
 
+RunOpts World::state_opts() const {
+  RunOpts o = opts();
+  o.unset.push_back("XDG_STATE_HOME");
+  return o;
+}
+
 Proc World::paddock(const std::vector<std::string>& args, RunOpts o) const {
   std::vector<std::string> argv{paddock_bin()};
   argv.insert(argv.end(), args.begin(), args.end());

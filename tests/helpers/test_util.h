@@ -103,6 +103,8 @@ struct World {
 
   // The environment paddock runs with: HOME=home, XDG_CONFIG_HOME=home/.config.
   RunOpts opts() const;
+  // The same with paddock's state in this HOME (XDG_STATE_HOME unset): its undo store, its jails.
+  RunOpts state_opts() const;
   // `paddock ARGS...` from the project with this world's HOME.
   Proc paddock(const std::vector<std::string>& args, RunOpts o) const;
   Proc paddock(const std::vector<std::string>& args) const { return paddock(args, opts()); }
