@@ -16,9 +16,11 @@ struct ProcessResult {
 
 // Runs ARGV (argv[0] looked up in PATH) in CWD with ENV added to (and overriding) this process's
 // environment. Fails only when it cannot be started.
-// With replace_env, ENV is the whole environment.
+// With replace_env, ENV is the whole environment. INPUT, when given, is the child's stdin (else
+// /dev/null).
 Result<ProcessResult> run_process(const std::vector<std::string>& argv, const std::string& cwd,
-                                  const std::vector<std::string>& env = {}, bool replace_env = false);
+                                  const std::vector<std::string>& env = {}, bool replace_env = false,
+                                  const std::string* input = nullptr);
 
 // git on the host, hardened against what a sandbox could have written in the repository: no
 // system config, hooks off, no fsmonitor, no pager, no external diff, no prompts.

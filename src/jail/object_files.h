@@ -1,0 +1,28 @@
+// The files of a git objects directory a run may have written, as paddock reads them: by name
+// (loose objects in fan-out directories, packs in pack/), never following a link, never opening
+// anything but a regular file. Shared by the private objects' import and the check of a
+// repository's own objects. Internal to src/jail.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace paddock::jail {
+
+bool all_hex(std::string_view s);
+// A loose object's file name in a fan-out directory: 38 (SHA-1) or 62 (SHA-256) hex digits.
+bool loose_name(std::string_view n);
+// "pack-<hex>" when N is pack-<hex>EXT (".pack", ".idx"), else "".
+std::string pack_base(std::string_view n, std::string_view ext);
+// The names in an open directory, sorted ("." and ".." left out); empty when unreadable.
+std::vector<std::string> entries(int dirfd);
+// Copies the regular file NAME in FROM (never following a link, never opening a FIFO or
+// device: a run may have left anything there, and may still be writing) to TO_NAME in TO,
+// which must not exist.
+bool copy_regular(int from, const std::string& name, int to, const std::string& to_name);
+// The regular file NAME in DIRFD, whole.
+std::optional<std::string> read_all(int dirfd, const std::string& name);
+
+}  // namespace paddock::jail
