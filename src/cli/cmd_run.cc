@@ -323,7 +323,8 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
     undo_open_checkpoints(*undo_run, undo_flags, *policy, opts);
   }
   auto res = run(*policy, opts);
-  if (repo_run) print_prefixed(repo_run->after());
+  // With namespaces the run wrote only the private object directory (the fallback has no mounts).
+  if (repo_run) print_prefixed(repo_run->after(res && res->isolation_gaps.empty()));
   if (!res) {
     print_error(res.error());
     return 125;

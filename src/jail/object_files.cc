@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "sys/anchored_dir.h"
 #include "sys/unique_fd.h"
 
 namespace paddock::jail {
@@ -74,5 +75,20 @@ std::optional<std::string> read_all(int dirfd, const std::string& name) {
   return data;
 }
 
+Result<void> keep_file(int dirfd, const std::string& name, std::string_view content, mode_t mode) {
+  int fd = openat(dirfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd >= 0) {
+    sys::UniqueFd f(fd);
+    struct stat st;
+    if (fstat(f.get(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 07777) == mode &&
+        static_cast<std::size_t>(st.st_size) == content.size()) {
+      std::string data(content.size(), '\0');
+      if (content.empty() || read(f.get(), data.data(), data.size()) == static_cast<ssize_t>(data.size())) {
+        if (data == content) return {};
+      }
+    }
+  }
+  return sys::write_file_at(dirfd, name, content, mode);
+}
 
 }  // namespace paddock::jail

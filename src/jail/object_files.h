@@ -9,6 +9,10 @@
 #include <string_view>
 #include <vector>
 
+#include <sys/types.h>
+
+#include "paddock/result.h"
+
 namespace paddock::jail {
 
 bool all_hex(std::string_view s);
@@ -24,5 +28,9 @@ std::vector<std::string> entries(int dirfd);
 bool copy_regular(int from, const std::string& name, int to, const std::string& to_name);
 // The regular file NAME in DIRFD, whole.
 std::optional<std::string> read_all(int dirfd, const std::string& name);
+// Makes NAME in DIRFD a regular file of MODE holding exactly CONTENT: left alone when it is one
+// (no write, no fsync: what runs before every run stays cheap), else replaced (temp, fsync,
+// rename; a link or anything else there is replaced, never followed).
+Result<void> keep_file(int dirfd, const std::string& name, std::string_view content, mode_t mode);
 
 }  // namespace paddock::jail

@@ -93,7 +93,7 @@ Result<PrivateObjects> PrivateObjects::prepare(const std::string& repo_objects, 
   // info/alternates: rewritten before every run to name the read-only view, and nothing else.
   auto info = ensure_dir(s->get(), "info", store + "/info");
   if (!info) return std::move(info).take_error();
-  if (auto w = sys::write_file_at(info->get(), "alternates", std::string(kSourceObjects) + "\n", 0600); !w)
+  if (auto w = keep_file(info->get(), "alternates", std::string(kSourceObjects) + "\n", 0600); !w)
     return std::move(w).take_error();
   for (const char* sub : {kSourceObjects, "pack"})
     if (auto d = ensure_dir(s->get(), sub, store + "/" + sub); !d) return std::move(d).take_error();

@@ -85,6 +85,7 @@ std::map<std::string, std::string> RefWatch::read() const {
 std::vector<std::string> RefWatch::after(const SealedGit& git, const std::string& repo_objects) const {
   std::vector<std::string> lines;
   const auto now = read();
+  if (now == before_) return lines;
   // The tips the repository had bound the walk: only what the run added is visited.
   std::vector<std::string> olds;
   for (const auto& [path, content] : before_)

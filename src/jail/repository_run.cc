@@ -44,8 +44,9 @@ Result<RepositoryRun> RepositoryRun::before(const RepositoryRunSpec& spec) {
   return RepositoryRun(std::move(*objects), std::move(check), RefWatch::before(spec.common_dir, spec.ref_dirs, spec.heads));
 }
 
-std::vector<std::string> RepositoryRun::after() const {
-  std::vector<std::string> lines = check_.after(objects_.git(), objects_.work());
+std::vector<std::string> RepositoryRun::after(bool objects_were_private) const {
+  std::vector<std::string> lines;
+  if (!objects_were_private) lines = check_.after(objects_.git(), objects_.work());
   auto imported = objects_.import();
   if (!imported) {
     lines.push_back("git: the run's objects were not imported: " + imported.error().describe());

@@ -30,10 +30,11 @@ class RepositoryRun {
  public:
   static Result<RepositoryRun> before(const RepositoryRunSpec& spec);
   std::vector<SandboxMount> mounts() const { return objects_.mounts(); }
-  // Checks what changed in the repository's own objects directory (object_check.h), imports
-  // the run's private objects and checks the refs it moved: lines for the user (nothing when all
-  // is well).
-  std::vector<std::string> after() const;
+  // Checks what changed in the repository's own objects directory (object_check.h) unless the
+  // run had the private object directory for sure (OBJECTS_WERE_PRIVATE: it ran with
+  // namespaces), imports the run's private objects and checks the refs it moved: lines for the
+  // user (nothing when all is well).
+  std::vector<std::string> after(bool objects_were_private = false) const;
 
  private:
   RepositoryRun(PrivateObjects o, ObjectCheck c, RefWatch r)

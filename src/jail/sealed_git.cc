@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "jail/object_files.h"
 #include "sys/anchored_dir.h"
 #include "sys/unique_fd.h"
 
@@ -99,10 +100,10 @@ Result<SealedGit> SealedGit::open(const std::string& dir, const std::vector<std:
   if (!info) return std::move(info).take_error();
   auto git_info = sys::open_dir_no_symlinks(dir + "/info");
   if (!git_info) return std::move(git_info).take_error();
-  if (auto w = sys::write_file_at(d->get(), "HEAD", "ref: refs/heads/paddock\n", 0600); !w) return std::move(w).take_error();
-  if (auto w = sys::write_file_at(d->get(), "config", config_text(object_format), 0600); !w) return std::move(w).take_error();
-  if (auto w = sys::write_file_at(git_info->get(), "attributes", kAttributes, 0600); !w) return std::move(w).take_error();
-  if (auto w = sys::write_file_at(info->get(), "alternates", alt, 0600); !w) return std::move(w).take_error();
+  if (auto w = keep_file(d->get(), "HEAD", "ref: refs/heads/paddock\n", 0600); !w) return std::move(w).take_error();
+  if (auto w = keep_file(d->get(), "config", config_text(object_format), 0600); !w) return std::move(w).take_error();
+  if (auto w = keep_file(git_info->get(), "attributes", kAttributes, 0600); !w) return std::move(w).take_error();
+  if (auto w = keep_file(info->get(), "alternates", alt, 0600); !w) return std::move(w).take_error();
   return SealedGit(dir);
 }
 
