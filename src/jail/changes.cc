@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "gate/gate.h"
+#include "jail/object_files.h"
 #include "jail/process.h"
 #include "jail/repository_run.h"
 #include "sys/anchored_dir.h"
@@ -239,9 +240,7 @@ std::string source_common_dir(const Runtime& r) {
 
 Result<SealedGit> jail_git(const Runtime& r) {
   const std::string work = jail_git_work(r);
-  auto rt = sys::open_dir_no_symlinks(r.jail_root + "/runtime");
-  if (!rt) return std::move(rt).take_error();
-  if (mkdirat(rt->get(), "git", 0700) != 0 && errno != EEXIST) return errno_error("cannot create", errno, work);
+  if (auto w = private_dir(work); !w) return std::move(w).take_error();
   const std::string common = source_common_dir(r);
   if (common.empty()) return SealedGit::open(work + "/git", {});
   auto format = object_format_of(common);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "sys/anchored_dir.h"
@@ -73,6 +74,26 @@ std::optional<std::string> read_all(int dirfd, const std::string& name) {
   while ((n = read(f.get(), buf, sizeof(buf))) > 0) data.append(buf, static_cast<std::size_t>(n));
   if (n < 0) return std::nullopt;
   return data;
+}
+
+Result<sys::UniqueFd> private_dir(const std::string& path) {
+  auto parts = sys::split_file_path(path);
+  if (!parts) return make_error(parts.error().message, path);
+  auto parent = sys::open_dir_no_symlinks(parts->first);
+  if (!parent) return std::move(parent).take_error();
+  if (mkdirat(parent->get(), parts->second.c_str(), 0700) != 0 && errno != EEXIST)
+    return errno_error("cannot create", errno, path);
+  auto d = sys::open_dir_no_symlinks(path);
+  if (!d) return std::move(d).take_error();
+  struct stat st;
+  if (fstat(d->get(), &st) != 0) return errno_error("cannot stat", errno, path);
+  if (st.st_uid != geteuid())
+    return make_error("not a directory of yours (owned by uid " + std::to_string(st.st_uid) + ")", path,
+                      "remove it; paddock makes it again");
+  // Its parents are the caller's and private too; a looser mode (a run can chmod the private
+  // object directory it is given) is taken back.
+  if ((st.st_mode & 077) != 0 && fchmod(d->get(), 0700) != 0) return errno_error("cannot chmod", errno, path);
+  return d;
 }
 
 Result<void> keep_file(int dirfd, const std::string& name, std::string_view content, mode_t mode) {

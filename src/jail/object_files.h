@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "paddock/result.h"
+#include "sys/unique_fd.h"
 
 namespace paddock::jail {
 
@@ -28,6 +29,9 @@ std::vector<std::string> entries(int dirfd);
 bool copy_regular(int from, const std::string& name, int to, const std::string& to_name);
 // The regular file NAME in DIRFD, whole.
 std::optional<std::string> read_all(int dirfd, const std::string& name);
+// Makes PATH (its parent must exist; no symlink followed on the way) a directory only the caller
+// can use, 0700 (a looser mode is set back), and opens it: refused when it is someone else's.
+Result<sys::UniqueFd> private_dir(const std::string& path);
 // Makes NAME in DIRFD a regular file of MODE holding exactly CONTENT: left alone when it is one
 // (no write, no fsync: what runs before every run stays cheap), else replaced (temp, fsync,
 // rename; a link or anything else there is replaced, never followed).

@@ -38,21 +38,6 @@ Result<sys::UniqueFd> ensure_dir(int parent, const std::string& name, const std:
   return sys::UniqueFd(fd);
 }
 
-Result<sys::UniqueFd> private_dir(const std::string& path) {
-  auto parts = sys::split_file_path(path);
-  if (!parts) return make_error(parts.error().message, path);
-  auto parent = sys::open_dir_no_symlinks(parts->first);
-  if (!parent) return std::move(parent).take_error();
-  if (mkdirat(parent->get(), parts->second.c_str(), 0700) != 0 && errno != EEXIST)
-    return errno_error("cannot create", errno, path);
-  auto d = sys::open_dir_no_symlinks(path);
-  if (!d) return std::move(d).take_error();
-  struct stat st;
-  if (fstat(d->get(), &st) != 0) return errno_error("cannot stat", errno, path);
-  if (st.st_uid != geteuid() || (st.st_mode & 022) != 0)
-    return make_error("not a private directory of yours", path, "remove it; paddock makes it again");
-  return d;
-}
 
 // Copies FROM's regular file NAME into the directory TO as NAME, through a temp name and a
 // rename, read-only as git keeps pack files. An existing NAME is kept (same pack).

@@ -130,18 +130,21 @@ Result<ProcessResult> run_git(const std::vector<std::string>& args, const std::s
   return run_process(argv, cwd, env);
 }
 
-Result<std::string> git_ok(const std::vector<std::string>& args, const std::string& cwd,
-                           std::vector<std::string> env) {
-  auto r = run_git(args, cwd, std::move(env));
+Result<std::string> git_output(Result<ProcessResult> r, const std::vector<std::string>& args, const std::string& where) {
   if (!r) return std::move(r).take_error();
   if (r->status != 0) {
     std::string what = "git";
     for (const auto& a : args) what += " " + a;
     std::string msg = r->err;
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();
-    return make_error(what + " failed (exit " + std::to_string(r->status) + "): " + msg, cwd);
+    return make_error(what + " failed (exit " + std::to_string(r->status) + "): " + msg, where);
   }
   return std::move(r->out);
+}
+
+Result<std::string> git_ok(const std::vector<std::string>& args, const std::string& cwd,
+                           std::vector<std::string> env) {
+  return git_output(run_git(args, cwd, std::move(env)), args, cwd);
 }
 
 }  // namespace paddock::jail

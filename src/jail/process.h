@@ -26,6 +26,10 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv, const st
 // system config, hooks off, no fsmonitor, no pager, no external diff, no prompts.
 Result<ProcessResult> run_git(const std::vector<std::string>& args, const std::string& cwd,
                               std::vector<std::string> env = {});
+// The stdout of git ARGS that ran as R, or, when it exited non-zero, an error quoting its stderr
+// (WHERE names the repository or directory).
+Result<std::string> git_output(Result<ProcessResult> r, const std::vector<std::string>& args, const std::string& where);
+
 // run_git that fails (with git's stderr) on a non-zero exit; returns stdout.
 Result<std::string> git_ok(const std::vector<std::string>& args, const std::string& cwd,
                            std::vector<std::string> env = {});

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "jail/git_grants.h"
+#include "jail/object_files.h"
 #include "sys/anchored_dir.h"
 #include "sys/display.h"
 
@@ -18,16 +19,6 @@ namespace {
 std::string parent(const std::string& p) {
   auto s = p.rfind('/');
   return s == 0 || s == std::string::npos ? "/" : p.substr(0, s);
-}
-
-// Makes NAME in the directory at PATH (which must exist; no symlink followed) a directory of
-// the caller's, 0700.
-Result<void> make_private(const std::string& path, const std::string& name) {
-  auto d = sys::open_dir_no_symlinks(path);
-  if (!d) return std::move(d).take_error();
-  if (mkdirat(d->get(), name.c_str(), 0700) != 0 && errno != EEXIST)
-    return errno_error("cannot create", errno, path + "/" + name);
-  return {};
 }
 
 }  // namespace
@@ -104,8 +95,8 @@ Result<std::optional<RepositoryRunSpec>> repository_of(const std::string& dir, c
   // One store per repository (by its objects directory's identity), kept between runs.
   const std::string key = std::to_string(static_cast<unsigned long long>(st.st_dev)) + "-" +
                           std::to_string(static_cast<unsigned long long>(st.st_ino));
-  if (auto m = make_private(state_dir, "git-objects"); !m) return std::move(m).take_error();
-  if (auto m = make_private(state_dir + "/git-objects", key); !m) return std::move(m).take_error();
+  if (auto m = private_dir(state_dir + "/git-objects"); !m) return std::move(m).take_error();
+  if (auto m = private_dir(state_dir + "/git-objects/" + key); !m) return std::move(m).take_error();
   spec.store = state_dir + "/git-objects/" + key + "/objects";
   spec.work = state_dir + "/git-objects/" + key + "/paddock";
   return std::optional<RepositoryRunSpec>(std::move(spec));

@@ -77,17 +77,8 @@ Result<SealedGit> SealedGit::open(const std::string& dir, const std::vector<std:
                                   std::string_view object_format) {
   if (object_format != "sha1" && object_format != "sha256")
     return make_error("unknown git object format \"" + std::string(object_format) + "\"", dir);
-  auto parts = sys::split_file_path(dir);
-  if (!parts) return make_error(parts.error().message, dir);
-  auto parent = sys::open_dir_no_symlinks(parts->first);
-  if (!parent) return std::move(parent).take_error();
-  if (auto m = make_dir_at(parent->get(), parts->second.c_str(), dir); !m) return std::move(m).take_error();
-  auto d = sys::open_dir_no_symlinks(dir);
+  auto d = private_dir(dir);
   if (!d) return std::move(d).take_error();
-  struct stat st;
-  if (fstat(d->get(), &st) != 0) return errno_error("cannot stat", errno, dir);
-  if (st.st_uid != geteuid() || (st.st_mode & 077) != 0)
-    return make_error("paddock's git directory is not private to you", dir, "remove it; paddock makes it again");
   for (const char* sub : {"objects", "objects/info", "objects/pack", "refs", "refs/heads", "info"})
     if (auto m = make_dir_at(d->get(), sub, dir + "/" + sub); !m) return std::move(m).take_error();
   std::string alt;
@@ -137,16 +128,7 @@ Result<ProcessResult> SealedGit::run(const std::vector<std::string>& args, const
 }
 
 Result<std::string> SealedGit::ok(const std::vector<std::string>& args, const GitCall& call) const {
-  auto r = run(args, call);
-  if (!r) return std::move(r).take_error();
-  if (r->status != 0) {
-    std::string what = "git";
-    for (const auto& a : args) what += " " + a;
-    std::string msg = r->err;
-    while (!msg.empty() && msg.back() == '\n') msg.pop_back();
-    return make_error(what + " failed (exit " + std::to_string(r->status) + "): " + msg, dir_);
-  }
-  return std::move(r->out);
+  return git_output(run(args, call), args, dir_);
 }
 
 Result<std::vector<std::string>> objects_missing(const SealedGit& git, const std::string& objects,
