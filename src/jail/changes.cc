@@ -356,8 +356,8 @@ Result<WorktreeDiff> worktree_changes(const Runtime& r, const SealedGit& git) {
     c.base = {f[0], f[2]};
     c.now = {f[1], f[3]};
     c.change.kind = f[4][0] == 'A' ? 'A' : f[4][0] == 'D' ? 'D' : 'M';
-    if (c.now.mode == "160000") {
-      // git records a repository nested in the workspace as a gitlink, not its files.
+    if (c.now.mode == "160000" || c.base.mode == "160000") {
+      // git records a repository nested in the workspace (a submodule) as a gitlink, not its files.
       c.change.held = "git: a repository nested in the workspace (git enters it; its files are not part of the change)";
     } else {
       judge(c.change, c.change.kind == 'D' ? 0 : mode_of(c.now));

@@ -209,9 +209,9 @@ Result<Published> overlay_apply(const Runtime& r) {
 // The source's entry at REL as git would record it: mode and object name ("000000" when
 // absent), hashed as the bytes are (no filter). nullopt: something git cannot record there (a
 // directory, a symlink on the way).
-std::optional<TreeEntry> source_entry(const Runtime& r, const SealedGit& git, int src, const std::string& rel) {
+std::optional<TreeEntry> source_entry(const SealedGit& git, int src, const std::string& rel) {
   auto fd = open_beneath(src, rel, O_PATH | O_NOFOLLOW);
-  if (!fd) return errno == ENOENT ? std::optional<TreeEntry>(TreeEntry{}) : std::nullopt;
+  if (!fd) return fd.error().sys_errno == ENOENT ? std::optional<TreeEntry>(TreeEntry{}) : std::nullopt;
   struct stat st;
   if (fstat(fd->get(), &st) != 0) return std::nullopt;
   std::string content;
@@ -233,7 +233,6 @@ std::optional<TreeEntry> source_entry(const Runtime& r, const SealedGit& git, in
   } else {
     return std::nullopt;
   }
-  (void)r;
   auto sha = git.ok({"hash-object", "--no-filters", "-t", "blob", "--stdin"}, {.input = &content});
   if (!sha) return std::nullopt;
   e.sha = trim_line(*sha);
@@ -258,7 +257,7 @@ Result<Published> worktree_apply(const Runtime& r) {
   for (const RawChange& rc : d->raw) {
     changes.push_back(rc.change);
     if (!rc.change.held.empty()) continue;
-    auto now = source_entry(r, *git, c.src.get(), rc.change.path);
+    auto now = source_entry(*git, c.src.get(), rc.change.path);
     if (!now || now->mode != rc.base.mode || (!now->absent() && now->sha != rc.base.sha))
       conflicts.push_back(rc.change.path);
   }
