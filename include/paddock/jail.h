@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "paddock/result.h"
+#include "paddock/sandbox.h"
 
 namespace paddock::jail {
 
@@ -144,22 +145,40 @@ Result<CopyStats> copy_tree(const std::string& src, const std::string& dst);
 struct Change {
   char kind = 'M';  // 'A' added, 'M' modified (content, mode or type), 'D' deleted
   std::string path;  // relative to the workspace
+  // Non-empty: sync never publishes it (the host runs or trusts it, by the gate's judge_path, or
+  // it is a repository nested in the workspace), and why. `jail diff` shows it, marked.
+  std::string held;
 };
 struct Diff {
   std::vector<Change> changes;
-  std::string patch;  // git-style, applicable with `git apply` (binary hunks included)
+  // git-style, applicable with `git apply` (binary hunks included). Each held change's part is
+  // preceded by a line "# paddock: held back by sync: WHY" (git apply skips such lines); with
+  // publishable_only they are left out: what every sync publishes.
+  std::string patch;
 };
-Result<Diff> diff(const Runtime& r, bool with_patch);
+Result<Diff> diff(const Runtime& r, bool with_patch, bool publishable_only = false);
 
-// Publishes the jail's changes into the source.
-// To a new branch of the source repository (worktree mode): a commit holding the workspace as
-// it is, on top of the jail's own commits, authored as git is configured. The source's work
-// tree is not touched. Returns the commit.
-Result<std::string> sync_to_branch(const Runtime& r, const std::string& branch);
-// Into the source's files: refused, listing them, when a file the jail changed was also
-// changed in the source since the jail was made. Files the host runs or trusts later (the
-// protected list: .envrc, .vscode, git hooks, ...) are never written there: they are returned in
-// `held` for the user to review and copy by hand. Returns what was applied.
-Result<std::vector<Change>> sync_apply(const Runtime& r, std::vector<std::string>& held);
+// What `jail rm` would lose: a copy or overlay workspace's changes not applied to the source; a
+// worktree's changes beyond the commit it is at (its commits stay on its branch).
+Result<std::vector<Change>> unsynced(const Runtime& r);
+
+// What a sync published, and what it held back.
+struct Published {
+  std::string commit;                   // --to-branch: the branch's commit
+  std::vector<Change> applied;          // --apply: what was written into the source
+  std::vector<Change> held;             // never published, with the reason (Change::held)
+  std::vector<LeftBehind> left_behind;  // --apply: what the gate's check after it moved aside
+};
+
+// To a new branch of the source repository: worktree mode, a commit holding the workspace as it
+// is, on top of the jail's own commits (which must have come through the verifying import of
+// its objects), authored as git is configured; copy and overlay, the jail's patch applied to the
+// source's HEAD. Held changes are not in the branch's tree (it keeps HEAD's or the starting
+// commit's version there). The source's work tree is not touched.
+Result<Published> sync_to_branch(const Runtime& r, const std::string& branch);
+// Into the source's files: refused, listing them, when a file the jail changed was also changed
+// in the source since the jail was made. Held changes are never written; the gate checks the
+// source after the write.
+Result<Published> sync_apply(const Runtime& r);
 
 }  // namespace paddock::jail

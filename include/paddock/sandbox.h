@@ -52,6 +52,10 @@ struct SandboxMount {
   // filesystem). Mounted inside the sandbox's user namespace, so with `userxattr` (Linux 5.11+):
   // renaming a directory that came from the lower layer fails with EXDEV (docs/jails.md).
   std::string overlay_upper, overlay_work;
+  // Left out where user namespaces are unavailable (the Landlock fallback has no mounts), where
+  // the caller has said what that costs, instead of refusing the run: a repository's private
+  // object directory (src/jail/private_objects.h).
+  bool needs_namespaces = false;
 };
 
 struct RunOptions {

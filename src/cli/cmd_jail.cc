@@ -13,6 +13,7 @@
 #include "paddock/jail.h"
 #include "paddock/jail_backend.h"
 #include "jail/git_grants.h"
+#include "jail/repository_run.h"
 #include "paddock/profile.h"
 #include "policy/path_util.h"
 #include "policy/units.h"
@@ -134,6 +135,15 @@ int do_exec(ExecFlags f, bool enter) {
     const std::string dir = r->workspace_root.substr(0, r->workspace_root.rfind('/'));
     extras.mounts.push_back({r->workspace_root, r->source, Access::ReadWrite, 0, dir + "/upper", dir + "/work"});
   }
+  // A worktree's runs write a private object directory, imported through a verifying step
+  // after each run; the refs they moved are checked (src/jail/repository_run.h).
+  std::optional<jail::RepositoryRun> repo_run;
+  if (r->workspace_mode == jail::WorkspaceMode::Worktree) {
+    auto rr = jail::RepositoryRun::before(jail::jail_repository(*r));
+    if (!rr) return print_error(rr.error()), 1;
+    for (SandboxMount& m : rr->mounts()) extras.mounts.push_back(std::move(m));
+    repo_run = std::move(*rr);
+  }
   const jail::Runtime rt = *r;
   extras.add = [rt](PolicyBuilder& b) {
     b.set_env("PADDOCK_JAIL", rt.name);
@@ -142,7 +152,9 @@ int do_exec(ExecFlags f, bool enter) {
     jail::add_worktree_grants(b, {rt.workspace_root, rt.git_dir, rt.git_common_dir}, "refs/heads/paddock",
                               {Origin::Kind::BuiltIn, "jail " + rt.name + ": git worktree"});
   };
-  return run_command(f.run, &extras);
+  const int rc = run_command(f.run, &extras);
+  if (repo_run) print_prefixed(repo_run->after());
+  return rc;
 }
 
 // ---- list / show ----------------------------------------------------------------------------
@@ -176,7 +188,31 @@ int do_show(const std::string& name) {
   return 0;
 }
 
-int do_rm(const std::string& name) {
+// Refused when the workspace holds work that is not in the source (as `git worktree remove`
+// refuses a worktree with changes), saying what would be lost; --force removes it anyway.
+Result<void> check_nothing_lost(const jail::Store& st, const std::string& name) {
+  auto r = st.load(name);
+  if (!r) return {};  // damaged: rm is what is offered for it
+  auto lost = jail::unsynced(*r);
+  const std::string hint = "paddock jail sync " + name + " --apply (or --to-branch NAME, --patch FILE) first, or "
+                           "paddock jail rm " + name + " --force";
+  if (!lost) return make_error("cannot tell what removing jail " + name + " would lose: " + lost.error().describe(),
+                               r->workspace_root, hint);
+  if (lost->empty()) return {};
+  constexpr std::size_t kShown = 20;
+  std::string list;
+  for (std::size_t i = 0; i < lost->size() && i < kShown; ++i)
+    list += std::string("\n  ") + (*lost)[i].kind + " " + sys::display((*lost)[i].path);
+  if (lost->size() > kShown) list += "\n  ... and " + std::to_string(lost->size() - kShown) + " more";
+  return make_error("jail " + name + " has " + std::to_string(lost->size()) + " change(s) that are not in its source" +
+                        (r->workspace_mode == jail::WorkspaceMode::Worktree
+                             ? " nor committed on its branch " + r->git_branch
+                             : std::string()) +
+                        "; removing it would lose them:" + list,
+                    r->workspace_root, hint);
+}
+
+int do_rm(const std::string& name, bool force) {
   auto st = store();
   if (!st) return print_error(st.error()), 1;
   if (auto n = jail::check_name(name); !n) return print_error(n.error()), 2;
@@ -185,6 +221,8 @@ int do_rm(const std::string& name) {
     // take: it is removed all the same (that is what rm is offered for).
     auto lock = st->lock(name, true);
     if (!lock && lock.error().message.find("in use") != std::string::npos) return print_error(lock.error()), 1;
+    if (!force)
+      if (auto k = check_nothing_lost(*st, name); !k) return print_error(k.error()), 1;
     if (auto rm = st->remove(name); !rm) return print_error(rm.error()), 1;
   }
   std::fprintf(stderr, "[paddock] removed jail %s\n", name.c_str());
@@ -201,7 +239,10 @@ int do_diff(const std::string& name, bool stat_only) {
   auto d = jail::diff(*r, !stat_only);
   if (!d) return print_error(d.error()), 1;
   if (stat_only) {
-    for (const auto& c : d->changes) std::printf("%c %s\n", c.kind, sys::display(c.path).c_str());
+    // What sync holds back is marked, with the reason (the gate's).
+    for (const auto& c : d->changes)
+      std::printf("%c %s%s\n", c.kind, sys::display(c.path).c_str(),
+                  c.held.empty() ? "" : ("\t# held back by sync: " + c.held).c_str());
   } else if (!::isatty(1)) {
     std::fwrite(d->patch.data(), 1, d->patch.size(), stdout);  // for git apply: as it is
   } else {
@@ -222,6 +263,13 @@ int do_diff(const std::string& name, bool stat_only) {
   return 0;
 }
 
+// The changes a sync held back (the host runs or trusts them), one line each.
+void print_held(const std::vector<jail::Change>& held, const char* what, const std::string& name) {
+  for (const auto& h : held)
+    std::fprintf(stderr, "[paddock] %s: %s (%s): review it with paddock jail diff %s and copy it by hand\n", what,
+                 sys::display(h.path).c_str(), h.held.c_str(), name.c_str());
+}
+
 struct SyncFlags {
   std::string name, patch, branch;
   bool apply = false;
@@ -240,32 +288,36 @@ int do_sync(const SyncFlags& f) {
   auto lock = st->lock(f.name, true);
   if (!lock) return print_error(lock.error()), 1;
   if (!f.patch.empty()) {
-    auto d = jail::diff(*r, true);
+    // What every sync publishes: the held changes are left out (jail diff shows them).
+    auto d = jail::diff(*r, true, /*publishable_only=*/true);
     if (!d) return print_error(d.error()), 1;
     auto parts = sys::split_file_path(f.patch);
     if (!parts) return print_error(make_error(parts.error().message, "--patch " + f.patch)), 2;
     auto dir = sys::open_dir_no_symlinks(parts->first);
     if (!dir) return print_error(dir.error()), 1;
     if (auto w = sys::write_file_at(dir->get(), parts->second, d->patch, 0644); !w) return print_error(w.error()), 1;
-    std::fprintf(stderr, "[paddock] %zu change(s) of jail %s written to %s\n", d->changes.size(), r->name.c_str(),
-                 f.patch.c_str());
+    std::vector<jail::Change> held;
+    for (const auto& c : d->changes)
+      if (!c.held.empty()) held.push_back(c);
+    print_held(held, "left out of the patch", r->name);
+    std::fprintf(stderr, "[paddock] %zu change(s) of jail %s written to %s\n", d->changes.size() - held.size(),
+                 r->name.c_str(), f.patch.c_str());
     return 0;
   }
   if (!f.branch.empty()) {
     auto c = jail::sync_to_branch(*r, f.branch);
     if (!c) return print_error(c.error()), 1;
+    print_held(c->held, "not in the branch", r->name);
     std::fprintf(stderr, "[paddock] jail %s published as branch %s (%s) in %s\n", r->name.c_str(), f.branch.c_str(),
-                 c->substr(0, 12).c_str(), r->source.c_str());
+                 c->commit.substr(0, 12).c_str(), r->source.c_str());
     return 0;
   }
-  std::vector<std::string> held;
-  auto applied = jail::sync_apply(*r, held);
+  auto applied = jail::sync_apply(*r);
   if (!applied) return print_error(applied.error()), 1;
-  for (const auto& c : *applied) std::printf("%c %s\n", c.kind, sys::display(c.path).c_str());
-  for (const auto& h : held)
-    std::fprintf(stderr, "[paddock] not applied: %s (the host runs or trusts it: review it with paddock jail diff %s and copy it by hand)\n",
-                 sys::display(h).c_str(), r->name.c_str());
-  std::fprintf(stderr, "[paddock] %zu change(s) of jail %s applied to %s\n", applied->size(), r->name.c_str(),
+  for (const auto& c : applied->applied) std::printf("%c %s\n", c.kind, sys::display(c.path).c_str());
+  print_held(applied->held, "not applied", r->name);
+  print_left_behind(applied->left_behind);
+  std::fprintf(stderr, "[paddock] %zu change(s) of jail %s applied to %s\n", applied->applied.size(), r->name.c_str(),
                r->source.c_str());
   return 0;
 }
@@ -383,9 +435,11 @@ void register_jail(CLI::App& app) {
   show->callback([name] { set_exit_code(do_show(*name)); });
 
   auto rm_name = std::make_shared<std::string>();
+  auto rm_force = std::make_shared<bool>(false);
   auto* rm = jail->add_subcommand("rm", "Remove a jail (its workspace and HOME)");
   rm->add_option("name", *rm_name, "The jail's name")->required();
-  rm->callback([rm_name] { set_exit_code(do_rm(*rm_name)); });
+  rm->add_flag("--force", *rm_force, "Remove it even when its workspace holds changes not synced to the source");
+  rm->callback([rm_name, rm_force] { set_exit_code(do_rm(*rm_name, *rm_force)); });
 
   auto diff_name = std::make_shared<std::string>();
   auto diff_stat = std::make_shared<bool>(false);

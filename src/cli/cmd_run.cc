@@ -25,6 +25,7 @@
 #include "engine/report.h"
 #include "net/decision_log.h"
 #include "jail/git_grants.h"
+#include "jail/repository_run.h"
 #include "paddock/jail_backend.h"
 #include "paddock/sandbox.h"
 #include "paddock/why.h"
@@ -148,8 +149,8 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
       std::fprintf(stderr, "[paddock] warning: %s\n", wt.error().describe().c_str());
     } else if (*wt) {
       jail::add_worktree_grants(builder, **wt, "refs", {Origin::Kind::BuiltIn, "linked git worktree " + (*wt)->top});
-      std::fprintf(stderr, "[paddock] linked git worktree: %s writable (objects, refs, its own git directory; "
-                   "hooks and config read-only)\n", (*wt)->common_dir.c_str());
+      std::fprintf(stderr, "[paddock] linked git worktree: %s writable (refs, its own git directory, objects through "
+                   "a private store; hooks and config read-only)\n", (*wt)->common_dir.c_str());
     }
   }
   // paddock's own state exists before the policy is applied, so the sandbox finds it masked rather
@@ -300,6 +301,32 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
     print_error(r.error());  // only returns on failure
     return 125;
   }
+  // The repository the project works in keeps its objects: the run writes a private object
+  // directory, imported through a verifying step after it, and the refs it moved are checked
+  // (src/jail/repository_run.h). Not with --exec: no parent stays to import.
+  std::optional<jail::RepositoryRun> repo_run;
+  if (!extras) {
+    auto writable = [&](const std::string& p) {
+      Decision d = explain_path(*policy, p, Op::Write, *real_fs());
+      return d.allowed && d.kind == Decision::Kind::Rule;
+    };
+    const std::string state = paddock_state_dir(*ctx);
+    if (path_is_under_home(state, ctx->home)) (void)sys::make_dir_under(ctx->home, state, 0700);
+    auto spec = jail::repository_of(ctx->cwd, state, writable);
+    if (!spec) {
+      print_error(spec.error());
+      return 125;
+    }
+    if (*spec) {
+      auto rr = jail::RepositoryRun::before(**spec);
+      if (!rr) {
+        print_error(rr.error());
+        return 125;
+      }
+      for (SandboxMount& m : rr->mounts()) opts.mounts.push_back(std::move(m));
+      repo_run = std::move(*rr);
+    }
+  }
   // --undo: the writable paths are snapshotted before the sandbox exists and after it is gone.
   UndoRunPtr undo_run;
   if (undo_flags.enabled) {
@@ -307,6 +334,8 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
     undo_open_checkpoints(*undo_run, undo_flags, *policy, opts);
   }
   auto res = run(*policy, opts);
+  // With namespaces the run wrote only the private object directory (the fallback has no mounts).
+  if (repo_run) print_prefixed(repo_run->after(res && res->isolation_gaps.empty()));
   if (!res) {
     print_error(res.error());
     return 125;

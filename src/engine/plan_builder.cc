@@ -339,9 +339,9 @@ class Planner {
   // to be split into its siblings, since Landlock can only add access.
   Result<void> plan_fallback() {
     if (in_.landlock_abi == 0) return make_error("no isolation available: neither user namespaces nor Landlock");
-    if (!in_.extra_mounts.empty())
-      return make_error("mounts at their own paths need user namespaces, which are unavailable here",
-                        in_.extra_mounts.front().sandbox_path);
+    for (const SandboxMount& m : in_.extra_mounts)
+      if (!m.needs_namespaces)
+        return make_error("mounts at their own paths need user namespaces, which are unavailable here", m.sandbox_path);
     std::set<std::string> denied;
     for (const DeniedPath& d : policy_.denied) denied.insert(d.path);
     // With namespaces the real HOME is replaced by a fresh tmpfs unless a rule names it, so a rule

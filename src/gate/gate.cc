@@ -60,6 +60,12 @@ std::string_view to_string(Class c) {
   return "?";
 }
 
+bool in_git_directory(std::string_view rel) {
+  for (std::string_view c : components(rel))
+    if (c == ".git") return true;
+  return false;
+}
+
 std::optional<Verdict> judge_path(std::string_view rel, RootKind kind, mode_t mode) {
   const auto parts = components(rel);
   for (std::string_view c : parts)

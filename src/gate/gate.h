@@ -67,6 +67,11 @@ struct Verdict {
 // host runs or trusts, by its path and type.
 std::optional<Verdict> judge_path(std::string_view rel, RootKind kind, mode_t mode);
 
+// Whether REL ('/'-separated, relative) has a `.git` component: a repository's own data (objects,
+// refs, control files), never a project file, so never part of a jail's changes (judge_path
+// names it Class::Git too).
+bool in_git_directory(std::string_view rel);
+
 // An area a door writes into.
 struct Area {
   std::string path;  // absolute host directory

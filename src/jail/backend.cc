@@ -294,6 +294,11 @@ class SystemdJail : public Jail {
       if (!m.overlay_upper.empty())
         return make_error("systemd-run cannot mount an overlay workspace", m.sandbox_path,
                           "use --backend native or bubblewrap");
+      if (m.host_path.empty()) continue;
+      if (auto p = plain(m.host_path); !p) return std::move(p).take_error();
+      if (auto p = plain(m.sandbox_path); !p) return std::move(p).take_error();
+      prop(std::string(grants(m.access, Access::Write) ? "BindPaths=" : "BindReadOnlyPaths=") + m.host_path + ":" +
+           m.sandbox_path);
     }
     for (const DeniedPath& d : policy.denied) {
       if (auto p = plain(d.path); !p) continue;

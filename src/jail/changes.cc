@@ -1,131 +1,46 @@
-// What a jail changed against its source (diff), and publishing it (sync).
-//
-// copy: the manifest written at copy time holds each entry's stat in the source and in the
-// workspace; an entry whose workspace stat is unchanged (ctime included, which nothing in user
-// space can set back) was not touched, so a diff reads only what changed. `.git` directories are
-// never part of a copy's changes: what a run wrote there must not reach the source's repository.
-// worktree: the workspace is staged into a throwaway index (a copy of the worktree's own, so
-// unchanged files are not read again) and compared with the commit the jail started from.
+// What a jail changed against its source (changes.h), and `jail diff`.
+#include "jail/changes.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <unordered_map>
+#include <functional>
 #include <unordered_set>
 
-#include <sys/sysmacros.h>
-#include <sys/xattr.h>
-
-#include <functional>
-
+#include "gate/gate.h"
+#include "jail/object_files.h"
 #include "jail/process.h"
-#include "policy/protected_paths.h"
-#include "jail/tree.h"
-#include "paddock/jail.h"
+#include "jail/repository_run.h"
 #include "sys/anchored_dir.h"
 
 namespace paddock::jail {
-namespace {
 
-std::string path_parent(const std::string& p) { return p.substr(0, p.rfind('/')); }
-
-std::string trim(std::string s) {
+std::string trim_line(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
   return s;
 }
 
-bool in_git_dir(const std::string& rel) {
-  std::size_t pos = 0;
-  while (pos <= rel.size()) {
-    std::size_t slash = rel.find('/', pos);
-    std::string_view comp = std::string_view(rel).substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
-    if (comp == ".git") return true;
-    if (slash == std::string::npos) break;
-    pos = slash + 1;
-  }
-  return false;
+void judge(Change& c, mode_t mode) {
+  if (auto v = gate::judge_path(c.path, gate::RootKind::Workspace, mode))
+    c.held = std::string(gate::to_string(v->cls)) + ": " + v->why;
 }
 
-// ---- worktree -------------------------------------------------------------------------------
+namespace {
 
-std::vector<std::string> worktree_env(const Runtime& r, const std::string& index) {
-  std::vector<std::string> env = {"GIT_DIR=" + r.git_dir, "GIT_COMMON_DIR=" + r.git_common_dir,
-                                  "GIT_WORK_TREE=" + r.workspace_root};
-  if (!index.empty()) env.push_back("GIT_INDEX_FILE=" + index);
-  return env;
+std::string path_parent(const std::string& p) { return p.substr(0, p.rfind('/')); }
+
+mode_t lstat_mode(int dirfd, const std::string& rel) {
+  struct stat st;
+  auto fd = open_beneath(dirfd, rel, O_PATH | O_NOFOLLOW);
+  if (!fd || fstat(fd->get(), &st) != 0) return 0;
+  return st.st_mode;
 }
-
-// The workspace as a tree object (everything, untracked files included, as `git add -A` sees it).
-Result<std::string> worktree_tree(const Runtime& r) {
-  const std::string index = r.jail_root + "/tmp/index." + std::to_string(getpid());
-  struct Unlink {
-    std::string p;
-    ~Unlink() { ::unlink(p.c_str()); }
-  } unlink_index{index};
-  // The worktree's own index has every unchanged file's stat: start from a copy of it. It lies
-  // where the run could write: read without following a symlink, and only as data.
-  bool have_index = false;
-  if (auto gd = sys::open_dir_no_symlinks(r.git_dir)) {
-    int in = openat(gd->get(), "index", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (in >= 0) {
-      sys::UniqueFd src(in);
-      int out = ::open(index.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-      if (out >= 0) {
-        sys::UniqueFd dst(out);
-        char buf[1 << 16];
-        ssize_t n;
-        have_index = true;
-        while ((n = read(src.get(), buf, sizeof(buf))) > 0)
-          if (write(dst.get(), buf, static_cast<std::size_t>(n)) != n) have_index = false;
-        if (n < 0) have_index = false;
-      }
-    }
-  }
-  auto env = worktree_env(r, index);
-  if (!have_index) {
-    ::unlink(index.c_str());
-    if (auto rt = git_ok({"read-tree", r.git_base}, r.workspace_root, env); !rt) return std::move(rt).take_error();
-  }
-  if (auto add = git_ok({"add", "-A", "--", "."}, r.workspace_root, env); !add) return std::move(add).take_error();
-  auto tree = git_ok({"write-tree"}, r.workspace_root, env);
-  if (!tree) return std::move(tree).take_error();
-  return trim(*tree);
-}
-
-Result<Diff> worktree_diff(const Runtime& r, bool with_patch, std::string* tree_out = nullptr) {
-  auto tree = worktree_tree(r);
-  if (!tree) return std::move(tree).take_error();
-  if (tree_out) *tree_out = *tree;
-  auto env = worktree_env(r, "");
-  auto names = git_ok({"diff-tree", "-r", "-z", "--no-renames", "--name-status", r.git_base, *tree}, r.workspace_root, env);
-  if (!names) return std::move(names).take_error();
-  Diff d;
-  const std::string& s = *names;
-  std::size_t pos = 0;
-  while (pos < s.size()) {
-    std::size_t e1 = s.find('\0', pos);
-    if (e1 == std::string::npos) break;
-    std::string status = s.substr(pos, e1 - pos);
-    std::size_t e2 = s.find('\0', e1 + 1);
-    if (e2 == std::string::npos) break;
-    char k = status.empty() ? 'M' : status[0];
-    if (k != 'A' && k != 'D') k = 'M';
-    d.changes.push_back({k, s.substr(e1 + 1, e2 - e1 - 1)});
-    pos = e2 + 1;
-  }
-  if (with_patch) {
-    auto p = git_ok({"diff-tree", "-p", "--binary", "--no-ext-diff", "--no-textconv", "--no-renames", r.git_base, *tree},
-                    r.workspace_root, env);
-    if (!p) return std::move(p).take_error();
-    d.patch = std::move(*p);
-  }
-  return d;
-}
-
-// ---- copy -----------------------------------------------------------------------------------
 
 bool same_content(int a_dir, int b_dir, const std::string& rel, const EntryStat& a, const EntryStat& b) {
   if (a.type != b.type || a.mode != b.mode || a.size != b.size) return false;
@@ -152,11 +67,9 @@ bool same_content(int a_dir, int b_dir, const std::string& rel, const EntryStat&
   }
 }
 
-struct CopyState {
-  sys::UniqueFd src, ws, runtime;
-  std::vector<ManifestEntry> manifest;
-  std::unordered_map<std::string, std::size_t> index;  // path -> manifest position
-};
+}  // namespace
+
+// ---- copy -----------------------------------------------------------------------------------
 
 Result<CopyState> open_copy(const Runtime& r) {
   CopyState c;
@@ -187,7 +100,7 @@ Result<std::vector<Change>> copy_changes(CopyState& c, const Runtime& r) {
   std::vector<Change> out;
   std::unordered_set<std::string> seen;
   auto w = walk(c.ws.get(), r.workspace_root, [&](const std::string& rel, const struct stat& st) {
-    if (in_git_dir(rel)) return;
+    if (gate::in_git_directory(rel)) return;
     const EntryStat e = entry_stat(st);
     if (e.type == 'd') {
       seen.insert(rel);
@@ -198,6 +111,7 @@ Result<std::vector<Change>> copy_changes(CopyState& c, const Runtime& r) {
     auto it = c.index.find(rel);
     if (it == c.index.end() || c.manifest[it->second].workspace.type == 0 || c.manifest[it->second].workspace.type == 'd') {
       out.push_back({'A', rel});
+      judge(out.back(), st.st_mode);
       return;
     }
     const ManifestEntry& m = c.manifest[it->second];
@@ -208,192 +122,18 @@ Result<std::vector<Change>> copy_changes(CopyState& c, const Runtime& r) {
         same_content(c.src.get(), c.ws.get(), rel, now, e))
       return;
     out.push_back({'M', rel});
+    judge(out.back(), st.st_mode);
   }, ".git");
   if (!w) return std::move(w).take_error();
   for (const auto& m : c.manifest) {
-    if (m.workspace.type == 'd' || m.workspace.type == 0 || in_git_dir(m.path)) continue;
-    if (!seen.count(m.path)) out.push_back({'D', m.path});
+    if (m.workspace.type == 'd' || m.workspace.type == 0 || gate::in_git_directory(m.path)) continue;
+    if (!seen.count(m.path)) {
+      out.push_back({'D', m.path});
+      judge(out.back(), 0);
+    }
   }
   std::sort(out.begin(), out.end(), [](const Change& a, const Change& b) { return a.path < b.path; });
   return out;
-}
-
-// `git diff --no-index` of one path, its absolute names turned into a/REL and b/REL.
-Result<std::string> copy_patch_one(const Runtime& r, const Change& ch) {
-  const std::string a = ch.kind == 'A' ? "/dev/null" : r.source + "/" + ch.path;
-  const std::string b = ch.kind == 'D' ? "/dev/null" : r.workspace_root + "/" + ch.path;
-  auto res = run_git({"diff", "--no-index", "--binary", "--no-ext-diff", "--no-textconv", "--", a, b}, "/");
-  if (!res) return std::move(res).take_error();
-  if (res->status != 0 && res->status != 1)
-    return make_error("git diff --no-index failed: " + trim(res->err), ch.path);
-  std::string out;
-  std::size_t pos = 0;
-  const std::string& s = res->out;
-  bool header = true;
-  while (pos < s.size()) {
-    std::size_t nl = s.find('\n', pos);
-    std::string line = s.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos + 1);
-    pos = nl == std::string::npos ? s.size() : nl + 1;
-    if (line.rfind("@@", 0) == 0 || line.rfind("GIT binary patch", 0) == 0) header = false;
-    if (line.rfind("diff --git ", 0) == 0) header = true;
-    if (header) {
-      for (const std::string* root : {&r.source, &r.workspace_root}) {
-        for (const char* side : {"a", "b"}) {
-          const std::string from = std::string(side) + *root + "/";
-          const std::string to = std::string(side) + "/";
-          for (std::size_t at; (at = line.find(from)) != std::string::npos;) line.replace(at, from.size(), to);
-        }
-      }
-    }
-    out += line;
-  }
-  return out;
-}
-
-// Writes the workspace's REL into the source (a file or a symlink, by temp + rename).
-Result<void> put_into_source(CopyState& c, const Runtime& r, const std::string& rel, const std::string& from_root) {
-  const std::string where = r.source + "/" + rel;
-  // The source's parents, made as needed (no symlink followed in the source either).
-  int parent = c.src.get();
-  sys::UniqueFd holder;
-  std::size_t slash = rel.rfind('/');
-  std::string name = slash == std::string::npos ? rel : rel.substr(slash + 1);
-  if (slash != std::string::npos) {
-    std::string dirs = rel.substr(0, slash);
-    std::size_t p = 0;
-    while (p <= dirs.size()) {
-      std::size_t s2 = dirs.find('/', p);
-      std::string comp = dirs.substr(p, s2 == std::string::npos ? std::string::npos : s2 - p);
-      if (mkdirat(parent, comp.c_str(), 0755) != 0 && errno != EEXIST) return errno_error("cannot create directory", errno, where);
-      int fd = openat(parent, comp.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (fd < 0) return errno_error("cannot open directory", errno, where);
-      holder.reset(fd);
-      parent = holder.get();
-      if (s2 == std::string::npos) break;
-      p = s2 + 1;
-    }
-  }
-  const std::string tmp = "." + name.substr(0, 200) + ".paddock-sync." + std::to_string(getpid());
-  struct stat st;
-  auto src = open_beneath(c.ws.get(), rel, O_PATH | O_NOFOLLOW);
-  if (!src || fstat(src->get(), &st) != 0) return errno_error("cannot read from the workspace", errno, from_root + "/" + rel);
-  if (S_ISLNK(st.st_mode)) {
-    char target[4096];
-    ssize_t n = readlinkat(src->get(), "", target, sizeof(target) - 1);
-    if (n < 0) return errno_error("cannot read link", errno, from_root + "/" + rel);
-    target[n] = '\0';
-    if (symlinkat(target, parent, tmp.c_str()) != 0) return errno_error("cannot create symlink", errno, where);
-  } else if (S_ISREG(st.st_mode)) {
-    auto in = open_beneath(c.ws.get(), rel, O_RDONLY | O_NOFOLLOW);
-    if (!in) return std::move(in).take_error();
-    int out = openat(parent, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (out < 0) return errno_error("cannot create", errno, where);
-    sys::UniqueFd o(out);
-    char buf[1 << 16];
-    ssize_t n;
-    while ((n = read(in->get(), buf, sizeof(buf))) > 0)
-      for (ssize_t off = 0; off < n;) {
-        ssize_t w = write(o.get(), buf + off, static_cast<std::size_t>(n - off));
-        if (w < 0) {
-          unlinkat(parent, tmp.c_str(), 0);
-          return errno_error("cannot write", errno, where);
-        }
-        off += w;
-      }
-    fchmod(o.get(), st.st_mode & 0777);
-    if (fsync(o.get()) != 0) return errno_error("cannot write", errno, where);
-  } else {
-    return make_error("not a file or symlink", from_root + "/" + rel);
-  }
-  if (renameat(parent, tmp.c_str(), parent, name.c_str()) != 0) {
-    int e = errno;
-    unlinkat(parent, tmp.c_str(), 0);
-    return errno_error("cannot replace", e, where);
-  }
-  return {};
-}
-
-// Paths the host runs or trusts later (the protected list: .envrc, .vscode, .claude/settings.json,
-// ...), at any depth: never written into the source by --apply, whatever the jail did.
-bool host_runs_it(const std::string& rel) {
-  for (const auto& e : workspace_protected_entries()) {
-    const std::string& p = e.path;
-    for (std::size_t at = 0;; ++at) {
-      at = rel.find(p, at);
-      if (at == std::string::npos) break;
-      const bool starts = at == 0 || rel[at - 1] == '/';
-      const std::size_t end = at + p.size();
-      const bool ends = end == rel.size() || rel[end] == '/';
-      if (starts && ends) return true;
-    }
-  }
-  return false;
-}
-
-Result<std::vector<Change>> refuse_conflicts(const Runtime& r, const std::vector<std::string>& conflicts) {
-  std::string list;
-  for (const auto& p : conflicts) list += "\n  " + p;
-  return make_error(std::to_string(conflicts.size()) + " file(s) the jail changed were also changed in the source "
-                        "since the jail was made; nothing was applied:" + list,
-                    r.source, "paddock jail sync " + r.name + " --patch FILE writes the changes as a patch to merge by hand");
-}
-
-// Writes CHANGES (read from FROM, the workspace or the overlay's upper directory) into the
-// source. Paths the host runs are left out and returned in `held`.
-Result<std::vector<Change>> apply_changes(CopyState& c, const Runtime& r, const std::vector<Change>& changes,
-                                          const std::string& from_root, std::vector<std::string>& held) {
-  std::vector<Change> done;
-  for (const Change& ch : changes) {
-    if (host_runs_it(ch.path)) {
-      held.push_back(ch.path);
-      continue;
-    }
-    if (ch.kind == 'D') {
-      auto parent_rel = ch.path.find('/') == std::string::npos ? std::string(".") : ch.path.substr(0, ch.path.rfind('/'));
-      auto pfd = open_beneath(c.src.get(), parent_rel, O_RDONLY | O_DIRECTORY);
-      if (!pfd) return std::move(pfd).take_error();
-      std::string name = ch.path.substr(ch.path.rfind('/') == std::string::npos ? 0 : ch.path.rfind('/') + 1);
-      if (unlinkat(pfd->get(), name.c_str(), 0) != 0 && errno != ENOENT)
-        return errno_error("cannot remove", errno, r.source + "/" + ch.path);
-    } else if (auto p = put_into_source(c, r, ch.path, from_root); !p) {
-      return std::move(p).take_error();
-    }
-    done.push_back(ch);
-  }
-  return done;
-}
-
-Result<std::vector<Change>> copy_apply(const Runtime& r, std::vector<std::string>& held) {
-  auto c = open_copy(r);
-  if (!c) return std::move(c).take_error();
-  auto changes = copy_changes(*c, r);
-  if (!changes) return std::move(changes).take_error();
-  // Refused whole when the source changed underneath any of them.
-  std::vector<std::string> conflicts;
-  for (const Change& ch : *changes) {
-    const EntryStat now = lstat_at(c->src.get(), ch.path);
-    auto it = c->index.find(ch.path);
-    const EntryStat before = it == c->index.end() ? EntryStat{} : c->manifest[it->second].source;
-    const bool same = now.type == before.type &&
-                      (now.type == 0 || (now.size == before.size && now.mtime_ns == before.mtime_ns &&
-                                         now.mode == before.mode && now.ino == before.ino));
-    if (!same) conflicts.push_back(ch.path);
-  }
-  if (!conflicts.empty()) return refuse_conflicts(r, conflicts);
-  auto done = apply_changes(*c, r, *changes, r.workspace_root, held);
-  if (!done) return done;
-  // The manifest now takes the synced state as the new starting point.
-  std::vector<ManifestEntry> next;
-  std::unordered_set<std::string> changed;
-  for (const Change& ch : *done) changed.insert(ch.path);
-  for (auto& m : c->manifest)
-    if (!changed.count(m.path)) next.push_back(std::move(m));
-  for (const Change& ch : *done) {
-    if (ch.kind == 'D') continue;
-    next.push_back({ch.path, lstat_at(c->src.get(), ch.path), lstat_at(c->ws.get(), ch.path)});
-  }
-  if (auto w = write_manifest(c->runtime.get(), next); !w) return std::move(w).take_error();
-  return done;
 }
 
 // ---- overlay --------------------------------------------------------------------------------
@@ -402,6 +142,8 @@ Result<std::vector<Change>> copy_apply(const Runtime& r, std::vector<std::string
 // opaque (user.overlay.opaque = "y") that replace the source's directory of that name.
 
 std::string overlay_upper(const Runtime& r) { return path_parent(r.workspace_root) + "/upper"; }
+
+namespace {
 
 bool is_whiteout(const struct stat& st) { return S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0); }
 
@@ -432,14 +174,17 @@ void deleted_subtree(int src, const std::string& rel, std::vector<Change>& out,
   });
 }
 
-Result<std::vector<Change>> overlay_changes(int src, int upper, const Runtime& r) {
+}  // namespace
+
+Result<std::vector<Change>> overlay_changes(CopyState& c, const Runtime& r) {
+  const int src = c.src.get(), upper = c.ws.get();
   std::vector<Change> out;
   std::vector<std::string> opaque;
   auto w = walk(upper, overlay_upper(r), [&](const std::string& rel, const struct stat& st) {
-    if (in_git_dir(rel)) return;
+    if (gate::in_git_directory(rel)) return;
     const EntryStat lower = lstat_at(src, rel);
     if (is_whiteout(st)) {
-      deleted_subtree(src, rel, out, [](const std::string& p) { return !in_git_dir(p); });
+      deleted_subtree(src, rel, out, [](const std::string& p) { return !gate::in_git_directory(p); });
       return;
     }
     if (S_ISDIR(st.st_mode)) {
@@ -448,7 +193,7 @@ Result<std::vector<Change>> overlay_changes(int src, int upper, const Runtime& r
       return;
     }
     if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) return;
-    if (lower.type == 'd') deleted_subtree(src, rel, out, [](const std::string& p) { return !in_git_dir(p); });
+    if (lower.type == 'd') deleted_subtree(src, rel, out, [](const std::string& p) { return !gate::in_git_directory(p); });
     if (lower.type == 0 || lower.type == 'd') {
       out.push_back({'A', rel});
       return;
@@ -459,7 +204,7 @@ Result<std::vector<Change>> overlay_changes(int src, int upper, const Runtime& r
   // An opaque directory hides all of the source's: what the upper does not hold again is gone.
   for (const std::string& dir : opaque) {
     deleted_subtree(src, dir, out, [&](const std::string& p) {
-      return !in_git_dir(p) && lstat_at(upper, p).type == 0;
+      return !gate::in_git_directory(p) && lstat_at(upper, p).type == 0;
     });
   }
   std::sort(out.begin(), out.end(), [](const Change& a, const Change& b) {
@@ -468,6 +213,7 @@ Result<std::vector<Change>> overlay_changes(int src, int upper, const Runtime& r
   out.erase(std::unique(out.begin(), out.end(), [](const Change& a, const Change& b) {
     return a.path == b.path && a.kind == b.kind;
   }), out.end());
+  for (Change& ch : out) judge(ch, ch.kind == 'D' ? 0 : lstat_mode(upper, ch.path));
   return out;
 }
 
@@ -482,49 +228,242 @@ Result<CopyState> open_overlay(const Runtime& r) {
   return c;
 }
 
-Result<std::vector<Change>> overlay_apply(const Runtime& r, std::vector<std::string>& held) {
-  auto c = open_overlay(r);
-  if (!c) return std::move(c).take_error();
-  auto changes = overlay_changes(c->src.get(), c->ws.get(), r);
-  if (!changes) return std::move(changes).take_error();
-  // The source is the lower layer: one of its files changed since the jail was made (or last
-  // synced) when its inode change time, which nothing in user space can set back, is later than
-  // runtime/source-stamp's.
-  auto rt = sys::open_dir_no_symlinks(r.jail_root + "/runtime");
-  if (!rt) return std::move(rt).take_error();
-  struct stat stamp;
-  if (fstatat(rt->get(), "source-stamp", &stamp, AT_SYMLINK_NOFOLLOW) != 0)
-    return errno_error("cannot stat", errno, r.jail_root + "/runtime/source-stamp");
-  auto later = [&](const struct timespec& t) {
-    return t.tv_sec > stamp.st_mtim.tv_sec || (t.tv_sec == stamp.st_mtim.tv_sec && t.tv_nsec > stamp.st_mtim.tv_nsec);
-  };
-  std::vector<std::string> conflicts;
-  for (const Change& ch : *changes) {
-    struct stat st;
-    auto fd = open_beneath(c->src.get(), ch.path, O_PATH | O_NOFOLLOW);
-    if (!fd || fstat(fd->get(), &st) != 0) {
-      if (ch.kind == 'M' || ch.kind == 'D') conflicts.push_back(ch.path);  // it was there when diffed
-      continue;
+
+// ---- the sealed git ---------------------------------------------------------------------------
+
+std::string source_common_dir(const Runtime& r) {
+  if (r.workspace_mode == WorkspaceMode::Worktree) return r.git_common_dir;
+  // The source is the user's own (a copy jail's runs never see it, an overlay's only read it).
+  auto common = git_ok({"rev-parse", "--path-format=absolute", "--git-common-dir"}, r.source);
+  return common ? trim_line(*common) : std::string();
+}
+
+Result<SealedGit> jail_git(const Runtime& r) {
+  const std::string work = jail_git_work(r);
+  if (auto w = private_dir(work); !w) return std::move(w).take_error();
+  const std::string common = source_common_dir(r);
+  if (common.empty()) return SealedGit::open(work + "/git", {});
+  auto format = object_format_of(common);
+  if (!format) return std::move(format).take_error();
+  return SealedGit::open(work + "/git", {common + "/objects"}, *format);
+}
+
+Result<std::string> patch_one(const Runtime& r, const SealedGit& git, const Change& ch, const std::string& from_root) {
+  const std::string a = ch.kind == 'A' ? "/dev/null" : r.source + "/" + ch.path;
+  const std::string b = ch.kind == 'D' ? "/dev/null" : from_root + "/" + ch.path;
+  auto res = git.run({"diff", "--no-index", "--binary", "--no-ext-diff", "--no-textconv", "--", a, b});
+  if (!res) return std::move(res).take_error();
+  if (res->status != 0 && res->status != 1)
+    return make_error("git diff --no-index failed: " + trim_line(res->err), ch.path);
+  // The absolute names become a/PATH and b/PATH.
+  std::string out;
+  std::size_t pos = 0;
+  const std::string& s = res->out;
+  bool header = true;
+  while (pos < s.size()) {
+    std::size_t nl = s.find('\n', pos);
+    std::string line = s.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos + 1);
+    pos = nl == std::string::npos ? s.size() : nl + 1;
+    if (line.rfind("@@", 0) == 0 || line.rfind("GIT binary patch", 0) == 0) header = false;
+    if (line.rfind("diff --git ", 0) == 0) header = true;
+    if (header) {
+      for (const std::string* root : {&r.source, &from_root}) {
+        for (const char* side : {"a", "b"}) {
+          const std::string from = std::string(side) + *root + "/";
+          const std::string to = std::string(side) + "/";
+          for (std::size_t at; (at = line.find(from)) != std::string::npos;) line.replace(at, from.size(), to);
+        }
+      }
     }
-    if (ch.kind == 'A' || later(st.st_ctim)) conflicts.push_back(ch.path);
+    out += line;
   }
-  std::sort(conflicts.begin(), conflicts.end());
-  conflicts.erase(std::unique(conflicts.begin(), conflicts.end()), conflicts.end());
-  if (!conflicts.empty()) return refuse_conflicts(r, conflicts);
-  auto done = apply_changes(*c, r, *changes, overlay_upper(r), held);
-  if (!done) return done;
-  // What this sync wrote is the source's new starting point.
-  int fd = openat(rt->get(), "source-stamp", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd >= 0) {
-    futimens(fd, nullptr);
-    ::close(fd);
-  }
-  return done;
+  return out;
+}
+
+// ---- worktree ---------------------------------------------------------------------------------
+
+namespace {
+
+mode_t mode_of(const TreeEntry& e) {
+  if (e.mode == "100755") return S_IFREG | 0755;
+  if (e.mode == "100644") return S_IFREG | 0644;
+  if (e.mode == "120000") return S_IFLNK | 0777;
+  if (e.mode == "040000") return S_IFDIR | 0755;
+  return 0;
+}
+
+// Copies the regular file FROM to TO (paddock's own files).
+bool copy_file_plain(const std::string& from, const std::string& to) {
+  int in = ::open(from.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (in < 0) return false;
+  sys::UniqueFd src(in);
+  int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (out < 0) return false;
+  sys::UniqueFd dst(out);
+  char buf[1 << 16];
+  ssize_t n;
+  while ((n = read(src.get(), buf, sizeof(buf))) > 0)
+    if (write(dst.get(), buf, static_cast<std::size_t>(n)) != n) return false;
+  return n == 0;
 }
 
 }  // namespace
 
-Result<Diff> diff(const Runtime& r, bool with_patch) {
+Result<WorktreeDiff> worktree_changes(const Runtime& r, const SealedGit& git) {
+  // paddock's own index of the workspace (never the worktree's, which the run writes): a copy
+  // per process, put in place when done.
+  const std::string work = jail_git_work(r);
+  const std::string index = work + "/index", tmp = work + "/index." + std::to_string(getpid());
+  struct Unlink {
+    std::string p;
+    ~Unlink() { ::unlink(p.c_str()); }
+  } unlink_tmp{tmp};
+  if (!copy_file_plain(index, tmp)) {
+    ::unlink(tmp.c_str());
+    if (auto rt = git.ok({"read-tree", r.git_base}, {.index = tmp}); !rt) return std::move(rt).take_error();
+  }
+  // The files as they are: hashed into the sealed git's objects, nothing filtered or converted.
+  if (auto add = git.ok({"add", "-A", "--", "."}, {.work_tree = r.workspace_root, .index = tmp}); !add)
+    return std::move(add).take_error();
+  auto tree = git.ok({"write-tree"}, {.index = tmp});
+  if (!tree) return std::move(tree).take_error();
+  if (::rename(tmp.c_str(), index.c_str()) != 0) return errno_error("cannot rename", errno, index);
+  WorktreeDiff d;
+  d.tree = trim_line(*tree);
+  // ":<old mode> <new mode> <old name> <new name> <status>\0<path>\0", one per change.
+  auto raw = git.ok({"diff-tree", "-r", "-z", "--no-renames", "--raw", "--full-index", r.git_base, d.tree});
+  if (!raw) return std::move(raw).take_error();
+  const std::string& s = *raw;
+  std::size_t pos = 0;
+  while (pos < s.size()) {
+    std::size_t e1 = s.find('\0', pos);
+    if (e1 == std::string::npos) break;
+    std::size_t e2 = s.find('\0', e1 + 1);
+    if (e2 == std::string::npos) break;
+    const std::string head = s.substr(pos, e1 - pos);
+    RawChange c;
+    c.change.path = s.substr(e1 + 1, e2 - e1 - 1);
+    pos = e2 + 1;
+    // head: ":100644 100644 <sha> <sha> M"
+    std::vector<std::string> f;
+    std::size_t p = head.empty() || head[0] != ':' ? std::string::npos : 1;
+    while (p != std::string::npos && p <= head.size()) {
+      std::size_t sp = head.find(' ', p);
+      f.push_back(head.substr(p, sp == std::string::npos ? std::string::npos : sp - p));
+      p = sp == std::string::npos ? std::string::npos : sp + 1;
+    }
+    if (f.size() != 5) return make_error("git diff-tree: unexpected output", head);
+    c.base = {f[0], f[2]};
+    c.now = {f[1], f[3]};
+    c.change.kind = f[4][0] == 'A' ? 'A' : f[4][0] == 'D' ? 'D' : 'M';
+    if (c.now.mode == "160000" || c.base.mode == "160000") {
+      // git records a repository nested in the workspace (a submodule) as a gitlink, not its files.
+      c.change.held = "git: a repository nested in the workspace (git enters it; its files are not part of the change)";
+    } else {
+      judge(c.change, c.change.kind == 'D' ? 0 : mode_of(c.now));
+    }
+    d.raw.push_back(std::move(c));
+  }
+  return d;
+}
+
+Result<std::string> publishable_tree(const Runtime& r, const SealedGit& git, const WorktreeDiff& d) {
+  std::string input;
+  for (const RawChange& c : d.raw) {
+    if (c.change.held.empty()) continue;
+    // The starting commit's entry again, or none (mode 0 removes the path).
+    if (c.base.absent())
+      input += "0 " + std::string(c.now.sha.size(), '0') + "\t" + c.change.path + std::string(1, '\0');
+    else
+      input += c.base.mode + " " + c.base.sha + "\t" + c.change.path + std::string(1, '\0');
+  }
+  if (input.empty()) return d.tree;
+  const std::string tmp = jail_git_work(r) + "/publish-index." + std::to_string(getpid());
+  struct Unlink {
+    std::string p;
+    ~Unlink() { ::unlink(p.c_str()); }
+  } unlink_tmp{tmp};
+  if (auto rt = git.ok({"read-tree", d.tree}, {.index = tmp}); !rt) return std::move(rt).take_error();
+  if (auto u = git.ok({"update-index", "-z", "--index-info"}, {.index = tmp, .input = &input}); !u)
+    return std::move(u).take_error();
+  auto tree = git.ok({"write-tree"}, {.index = tmp});
+  if (!tree) return std::move(tree).take_error();
+  return trim_line(*tree);
+}
+
+Result<std::string> jail_head(const Runtime& r) {
+  auto parts = sys::split_file_path(r.git_dir + "/HEAD");
+  if (!parts) return make_error(parts.error().message, r.git_dir);
+  auto dir = sys::open_dir_no_symlinks(parts->first);
+  if (!dir) return std::move(dir).take_error();
+  int fd = openat(dir->get(), "HEAD", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return errno_error("cannot open", errno, r.git_dir + "/HEAD");
+  sys::UniqueFd f(fd);
+  char buf[512];
+  ssize_t n = read(f.get(), buf, sizeof(buf));
+  if (n <= 0) return make_error("cannot read the jail's HEAD", r.git_dir + "/HEAD");
+  std::string head = trim_line(std::string(buf, static_cast<std::size_t>(n)));
+  if (is_object_name(head)) return head;
+  if (head.rfind("ref: refs/", 0) != 0) return make_error("the jail's HEAD names no commit", r.git_dir + "/HEAD");
+  auto c = git_ok({"--git-dir=" + r.git_common_dir, "rev-parse", "--verify", "--end-of-options", head.substr(5) + "^{commit}"}, "/");
+  if (!c) return std::move(c).take_error();
+  return trim_line(*c);
+}
+
+// ---- diff -------------------------------------------------------------------------------------
+
+namespace {
+
+std::string held_marker(const Change& c) { return "# paddock: held back by sync: " + c.held + "\n"; }
+
+Result<Diff> worktree_diff(const Runtime& r, bool with_patch, bool publishable_only) {
+  auto git = jail_git(r);
+  if (!git) return std::move(git).take_error();
+  auto d = worktree_changes(r, *git);
+  if (!d) return std::move(d).take_error();
+  Diff out;
+  for (const RawChange& c : d->raw) out.changes.push_back(c.change);
+  if (!with_patch) return out;
+  auto pub = publishable_tree(r, *git, *d);
+  if (!pub) return std::move(pub).take_error();
+  const std::vector<std::string> patch_args = {"diff-tree", "-p", "--binary", "--no-ext-diff", "--no-textconv",
+                                               "--no-renames"};
+  auto args = patch_args;
+  args.insert(args.end(), {r.git_base, *pub});
+  auto p = git->ok(args);
+  if (!p) return std::move(p).take_error();
+  out.patch = std::move(*p);
+  if (publishable_only) return out;
+  for (const RawChange& c : d->raw) {
+    if (c.change.held.empty()) continue;
+    auto one = patch_args;
+    one.insert(one.end(), {r.git_base, d->tree, "--", c.change.path});
+    auto hp = git->ok(one, {.env = {"GIT_LITERAL_PATHSPECS=1"}});
+    if (!hp) return std::move(hp).take_error();
+    out.patch += held_marker(c.change) + *hp;
+  }
+  return out;
+}
+
+Result<Diff> files_diff(const Runtime& r, std::vector<Change> changes, const std::string& from_root,
+                        bool with_patch, bool publishable_only) {
+  Diff d;
+  d.changes = std::move(changes);
+  if (!with_patch) return d;
+  auto git = jail_git(r);
+  if (!git) return std::move(git).take_error();
+  for (const Change& one : d.changes) {
+    if (!one.held.empty() && publishable_only) continue;
+    auto p = patch_one(r, *git, one, from_root);
+    if (!p) return std::move(p).take_error();
+    d.patch += (one.held.empty() ? std::string() : held_marker(one)) + *p;
+  }
+  return d;
+}
+
+}  // namespace
+
+Result<Diff> diff(const Runtime& r, bool with_patch, bool publishable_only) {
   switch (r.workspace_mode) {
     case WorkspaceMode::Host:
       return make_error("a host workspace is the source itself: there is nothing to compare",
@@ -532,171 +471,43 @@ Result<Diff> diff(const Runtime& r, bool with_patch) {
     case WorkspaceMode::Overlay: {
       auto c = open_overlay(r);
       if (!c) return std::move(c).take_error();
-      auto ch = overlay_changes(c->src.get(), c->ws.get(), r);
+      auto ch = overlay_changes(*c, r);
       if (!ch) return std::move(ch).take_error();
-      Diff d;
-      d.changes = std::move(*ch);
-      if (with_patch) {
-        Runtime upper = r;
-        upper.workspace_root = overlay_upper(r);
-        for (const Change& one : d.changes) {
-          auto p = copy_patch_one(upper, one);
-          if (!p) return std::move(p).take_error();
-          d.patch += *p;
-        }
-      }
-      return d;
+      return files_diff(r, std::move(*ch), overlay_upper(r), with_patch, publishable_only);
     }
     case WorkspaceMode::Worktree:
-      return worktree_diff(r, with_patch);
+      return worktree_diff(r, with_patch, publishable_only);
     case WorkspaceMode::Copy: {
       auto c = open_copy(r);
       if (!c) return std::move(c).take_error();
       auto ch = copy_changes(*c, r);
       if (!ch) return std::move(ch).take_error();
-      Diff d;
-      d.changes = std::move(*ch);
-      if (with_patch) {
-        for (const Change& one : d.changes) {
-          auto p = copy_patch_one(r, one);
-          if (!p) return std::move(p).take_error();
-          d.patch += *p;
-        }
-      }
-      return d;
+      return files_diff(r, std::move(*ch), r.workspace_root, with_patch, publishable_only);
     }
   }
   return make_error("unknown workspace mode");
 }
 
-namespace {
-
-// copy and overlay: the jail's patch (the same one --patch writes) applied to a throwaway index
-// holding the source's HEAD, written as a tree and committed on top of HEAD. Neither the source's
-// work tree nor its own index is touched; a patch that does not apply to HEAD (the source's
-// committed files differ from what the jail started from) fails whole.
-Result<std::string> patch_to_branch(const Runtime& r, const std::string& branch) {
-  auto d = diff(r, true);
-  if (!d) return std::move(d).take_error();
-  if (d->changes.empty()) return make_error("the jail changed nothing: no branch made", r.name);
-  auto head = git_ok({"rev-parse", "--verify", "HEAD^{commit}"}, r.source);
-  if (!head) return make_error("--to-branch needs a source that is a git repository with a commit", r.source);
-  const std::string commit = trim(*head);
-  auto tmp = sys::open_dir_no_symlinks(r.jail_root + "/tmp");
-  if (!tmp) return std::move(tmp).take_error();
-  const std::string tag = std::to_string(getpid());
-  const std::string patch = r.jail_root + "/tmp/branch.patch." + tag, index = r.jail_root + "/tmp/branch.index." + tag;
-  if (auto w = sys::write_file_at(tmp->get(), "branch.patch." + tag, d->patch, 0600); !w) return std::move(w).take_error();
-  ::unlinkat(tmp->get(), ("branch.index." + tag).c_str(), 0);
-  std::vector<std::string> env = {"GIT_INDEX_FILE=" + index};
-  auto done = [&]() -> Result<std::string> {
-    if (auto rt = git_ok({"read-tree", commit}, r.source, env); !rt) return std::move(rt).take_error();
-    if (auto ap = git_ok({"apply", "--cached", "--binary", "--", patch}, r.source, env); !ap)
-      return make_error("the jail's changes do not apply to the source's HEAD (" + commit.substr(0, 12) + "): " +
-                            ap.error().message,
-                        r.source, "paddock jail sync " + r.name + " --patch FILE, and merge it by hand");
-    auto tree = git_ok({"write-tree"}, r.source, env);
-    if (!tree) return std::move(tree).take_error();
-    auto c = git_ok({"commit-tree", trim(*tree), "-p", commit, "-m", "paddock jail " + r.name + ": the jail's changes"},
-                    r.source, env);
-    if (!c) return std::move(c).take_error();
-    if (auto b = git_ok({"branch", "--", branch, trim(*c)}, r.source); !b) return std::move(b).take_error();
-    return trim(*c);
-  }();
-  ::unlinkat(tmp->get(), ("branch.patch." + tag).c_str(), 0);
-  ::unlinkat(tmp->get(), ("branch.index." + tag).c_str(), 0);
-  return done;
-}
-
-}  // namespace
-
-Result<std::string> sync_to_branch(const Runtime& r, const std::string& branch) {
-  if (r.workspace_mode == WorkspaceMode::Host)
-    return make_error("a host workspace is the source itself: commit there", r.source);
-  if (branch.empty() || branch[0] == '-') return make_error("invalid branch name", branch);
-  if (auto chk = git_ok({"check-ref-format", "--branch", branch}, r.source); !chk)
-    return make_error("invalid branch name", branch);
-  if (r.workspace_mode != WorkspaceMode::Worktree) return patch_to_branch(r, branch);
-  std::string tree;
-  auto d = worktree_diff(r, false, &tree);
-  if (!d) return std::move(d).take_error();
-  auto env = worktree_env(r, "");
-  auto head = git_ok({"rev-parse", "--verify", "HEAD^{commit}"}, r.workspace_root, env);
+Result<std::vector<Change>> unsynced(const Runtime& r) {
+  if (r.workspace_mode == WorkspaceMode::Host) return std::vector<Change>();
+  if (r.workspace_mode != WorkspaceMode::Worktree) {
+    auto d = diff(r, false);
+    if (!d) return std::move(d).take_error();
+    return std::move(d->changes);
+  }
+  // A worktree's commits stay on its branch: what is lost is what the workspace holds beyond
+  // the commit it is at.
+  auto git = jail_git(r);
+  if (!git) return std::move(git).take_error();
+  auto head = jail_head(r);
   if (!head) return std::move(head).take_error();
-  std::string commit = trim(*head);
-  auto head_tree = git_ok({"rev-parse", commit + "^{tree}"}, r.workspace_root, env);
-  if (!head_tree) return std::move(head_tree).take_error();
-  if (trim(*head_tree) != tree) {
-    auto c = git_ok({"commit-tree", tree, "-p", commit, "-m",
-                     "paddock jail " + r.name + ": uncommitted work from the jail"},
-                    r.workspace_root, env);
-    if (!c) return std::move(c).take_error();
-    commit = trim(*c);
-  }
-  if (auto b = git_ok({"branch", "--", branch, commit}, r.source); !b) return std::move(b).take_error();
-  return commit;
-}
-
-Result<std::vector<Change>> sync_apply(const Runtime& r, std::vector<std::string>& held) {
-  switch (r.workspace_mode) {
-    case WorkspaceMode::Copy:
-      return copy_apply(r, held);
-    case WorkspaceMode::Overlay:
-      return overlay_apply(r, held);
-    case WorkspaceMode::Worktree: {
-      auto d = worktree_diff(r, true);
-      if (!d) return std::move(d).take_error();
-      if (d->changes.empty()) return d->changes;
-      // Refused when the source's files differ from the commit the jail started from.
-      std::vector<std::string> args = {"diff", "--name-only", "--no-renames", r.git_base, "--"};
-      for (const Change& c : d->changes) args.push_back(":(literal)" + c.path);
-      auto changed = git_ok(args, r.source);
-      if (!changed) return std::move(changed).take_error();
-      std::vector<std::string> conflicts;
-      std::size_t pos = 0;
-      const std::string& s = *changed;
-      while (pos < s.size()) {
-        std::size_t nl = s.find('\n', pos);
-        conflicts.push_back(s.substr(pos, nl - pos));
-        pos = nl == std::string::npos ? s.size() : nl + 1;
-      }
-      for (const Change& c : d->changes) {
-        struct stat st;
-        if (c.kind == 'A' && lstat((r.source + "/" + c.path).c_str(), &st) == 0 &&
-            std::find(conflicts.begin(), conflicts.end(), c.path) == conflicts.end())
-          conflicts.push_back(c.path);
-      }
-      if (!conflicts.empty()) {
-        std::string list;
-        for (const auto& p : conflicts) list += "\n  " + p;
-        return make_error(std::to_string(conflicts.size()) + " file(s) the jail changed were also changed in the source "
-                              "since the jail was made; nothing was applied:" + list,
-                          r.source, "paddock jail sync " + r.name + " --to-branch NAME publishes them as a branch to merge");
-      }
-      const std::string patch = r.jail_root + "/tmp/sync.patch." + std::to_string(getpid());
-      auto tmp = sys::open_dir_no_symlinks(r.jail_root + "/tmp");
-      if (!tmp) return std::move(tmp).take_error();
-      if (auto w = sys::write_file_at(tmp->get(), "sync.patch." + std::to_string(getpid()), d->patch, 0600); !w)
-        return std::move(w).take_error();
-      std::vector<std::string> apply = {"apply", "--binary"};
-      for (const Change& c : d->changes) {
-        if (!host_runs_it(c.path)) continue;
-        held.push_back(c.path);
-        apply.push_back("--exclude=" + c.path);
-      }
-      apply.insert(apply.end(), {"--", patch});
-      auto applied = git_ok(apply, r.source);
-      ::unlink(patch.c_str());
-      if (!applied) return std::move(applied).take_error();
-      std::vector<Change> done;
-      for (const Change& c : d->changes)
-        if (!host_runs_it(c.path)) done.push_back(c);
-      return done;
-    }
-    case WorkspaceMode::Host:
-      return make_error("a host workspace is the source itself: its changes are there already", r.source);
-  }
-  return make_error("unknown workspace mode");
+  Runtime at_head = r;
+  at_head.git_base = *head;
+  auto d = worktree_changes(at_head, *git);
+  if (!d) return std::move(d).take_error();
+  std::vector<Change> out;
+  for (const RawChange& c : d->raw) out.push_back(c.change);
+  return out;
 }
 
 }  // namespace paddock::jail

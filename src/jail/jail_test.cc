@@ -1,5 +1,6 @@
 // Unit tests of the jail store, workspaces and diff/sync on the real filesystem (a temp dir).
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -313,8 +314,7 @@ TEST_F(JailStore, CopyApplyPublishesExactlyTheChangesAndRefusesWhenTheSourceMove
   EXPECT_EQ(read(src_ + "/a.txt"), "alpha\n");
   // The source changed underneath one of them: refused whole, listing it.
   write(src_ + "/a.txt", "user edit\n");
-  std::vector<std::string> held;
-  auto refused = sync_apply(r, held);
+  auto refused = sync_apply(r);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message.find("a.txt"), std::string::npos) << refused.error().describe();
   EXPECT_EQ(read(src_ + "/dir/b.txt"), "beta\n");  // nothing applied
@@ -325,9 +325,11 @@ TEST_F(JailStore, CopyApplyPublishesExactlyTheChangesAndRefusesWhenTheSourceMove
   write(r.workspace_root + "/a.txt", "ALPHA\n");
   unlink((r.workspace_root + "/dir/b.txt").c_str());
   symlink("a.txt", (r.workspace_root + "/l2").c_str());
-  auto ok = sync_apply(r, held);
+  auto ok = sync_apply(r);
   ASSERT_TRUE(ok.ok()) << ok.error().describe();
-  EXPECT_EQ(ok->size(), 3u);
+  EXPECT_EQ(ok->applied.size(), 3u);
+  EXPECT_TRUE(ok->held.empty());
+  EXPECT_TRUE(ok->left_behind.empty());
   EXPECT_EQ(read(src_ + "/a.txt"), "ALPHA\n");
   struct stat st;
   EXPECT_NE(lstat((src_ + "/dir/b.txt").c_str(), &st), 0);
@@ -352,8 +354,7 @@ TEST_F(JailStore, CopyChangesInsideDotGitAreNeverPublished) {
   auto d = diff(r, false);
   ASSERT_TRUE(d.ok());
   for (const auto& c : d->changes) EXPECT_EQ(c.path.find(".git"), std::string::npos) << c.path;
-  std::vector<std::string> held;
-  ASSERT_TRUE(sync_apply(r, held).ok());
+  ASSERT_TRUE(sync_apply(r).ok());
   EXPECT_EQ(read(src_ + "/.git/config"), "[core]\n");
   struct stat st;
   EXPECT_NE(lstat((src_ + "/.git/hooks/pre-commit").c_str(), &st), 0);
@@ -366,12 +367,16 @@ TEST_F(JailStore, ApplyNeverWritesWhatTheHostRuns) {
   mkdir((r.workspace_root + "/sub/.vscode").c_str(), 0755);
   write(r.workspace_root + "/sub/.vscode/tasks.json", "{}");
   write(r.workspace_root + "/a.txt", "ALPHA\n");
-  std::vector<std::string> held;
-  auto applied = sync_apply(r, held);
+  auto applied = sync_apply(r);
   ASSERT_TRUE(applied.ok()) << applied.error().describe();
+  std::vector<std::string> held;
+  for (const Change& c : applied->held) {
+    held.push_back(c.path);
+    EXPECT_NE(c.held.find("host-run"), std::string::npos) << c.held;
+  }
   EXPECT_EQ(held, (std::vector<std::string>{".envrc", "sub/.vscode/tasks.json"}));
-  ASSERT_EQ(applied->size(), 1u);
-  EXPECT_EQ((*applied)[0].path, "a.txt");
+  ASSERT_EQ(applied->applied.size(), 1u);
+  EXPECT_EQ(applied->applied[0].path, "a.txt");
   struct stat st;
   EXPECT_NE(lstat((src_ + "/.envrc").c_str(), &st), 0);
   EXPECT_NE(lstat((src_ + "/sub/.vscode/tasks.json").c_str(), &st), 0);
@@ -390,6 +395,35 @@ TEST_F(JailStore, RemoveNeverFollowsSymlinksOut) {
   EXPECT_EQ(read(victim + "/keep"), "k");
   struct stat st;
   EXPECT_NE(lstat(r.jail_root.c_str(), &st), 0);
+}
+
+// A run can make a tree thousands of levels deep: removing it must not need a descriptor per
+// level (it failed with EMFILE and left the jail half removed as .removing-*).
+TEST_F(JailStore, RemoveWorksOnTreesDeeperThanTheDescriptorLimit) {
+  Runtime r = make("deep");
+  std::string p = r.workspace_root;
+  int fd = open(p.c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(fd, 0);
+  for (int i = 0; i < 300; ++i) {
+    ASSERT_EQ(mkdirat(fd, "d", 0755), 0);
+    int sub = openat(fd, "d", O_RDONLY | O_DIRECTORY);
+    close(fd);
+    fd = sub;
+    ASSERT_GE(fd, 0);
+  }
+  close(fd);
+  struct rlimit old;
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
+  struct rlimit low = old;
+  low.rlim_cur = 64;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+  auto rm = store_->remove("deep");
+  setrlimit(RLIMIT_NOFILE, &old);
+  ASSERT_TRUE(rm.ok()) << rm.error().describe();
+  struct stat st;
+  EXPECT_NE(lstat(r.jail_root.c_str(), &st), 0);
+  EXPECT_EQ(std::system(("ls -A '" + store_->dir() + "' | grep -q removing").c_str()) == 0, false)
+      << "a .removing-* directory was left";
 }
 
 TEST_F(JailStore, DiskUsageCountsTheJail) {

@@ -241,18 +241,23 @@ Result<void> Store::remove(std::string_view name) const {
   struct stat st;
   if (fstatat(store->get(), std::string(name).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
     return make_error("no jail named " + std::string(name), root, "paddock jail list shows the jails there are");
-  // A worktree is unregistered from its repository first (its branch is kept).
   auto r = load(name);
-  if (r && r->workspace_mode == WorkspaceMode::Worktree) {
-    (void)run_git({"--git-dir=" + r->git_common_dir, "worktree", "remove", "--force", r->workspace_root}, "/");
-  }
   // Renamed aside first, so that a half-removed jail is never taken for a jail.
   std::string aside = ".removing-" + std::string(name) + "-" + std::to_string(getpid());
   if (renameat(store->get(), std::string(name).c_str(), store->get(), aside.c_str()) != 0)
     return errno_error("cannot remove", errno, root);
   if (auto rm = remove_tree_at(store->get(), aside, dir_ + "/" + aside); !rm) return rm;
-  if (r && r->workspace_mode == WorkspaceMode::Worktree)
-    (void)run_git({"--git-dir=" + r->git_common_dir, "worktree", "prune"}, "/");
+  // A worktree is unregistered from its repository (its branch is kept): its git directory,
+  // <common>/worktrees/<id>, removed as a tree (no git runs on what the run wrote there).
+  if (r && r->workspace_mode == WorkspaceMode::Worktree) {
+    const std::string worktrees = r->git_common_dir + "/worktrees";
+    const auto slash = r->git_dir.rfind('/');
+    if (slash != std::string::npos && r->git_dir.substr(0, slash) == worktrees) {
+      const std::string id = r->git_dir.substr(slash + 1);
+      if (auto wd = sys::open_dir_no_symlinks(worktrees); wd && !id.empty() && id != "." && id != "..")
+        (void)remove_tree_at(wd->get(), id, r->git_dir);
+    }
+  }
   return {};
 }
 

