@@ -260,6 +260,11 @@ class PolicyBuilder {
   // workspace): allowed strictly inside $XDG_STATE_HOME/paddock/jails/, where a user's own `cd`
   // is refused; the rest of the state directory stays masked around it.
   PolicyBuilder& cwd_is_jail_workspace(bool on = true);
+  // A directory no sandbox of this policy may see (paddock host: an agent's state, which holds
+  // every host user's part; REASON says so): masked wherever a rule shows it, and no rule at it or
+  // above lifts that. Rules strictly inside it (the user's own part) are bound over the mask. The
+  // current directory may not lie inside it.
+  PolicyBuilder& hide(std::string_view path, std::string_view reason);
   PolicyBuilder& profile_name(std::string_view name);
   // Records an error found by a caller (e.g. a profile) so build() reports it.
   PolicyBuilder& fail(Error e);
@@ -294,6 +299,7 @@ class PolicyBuilder {
   UndoSettings undo_;
   bool require_namespaces_ = false;
   bool cwd_is_jail_workspace_ = false;
+  std::vector<std::pair<std::string, std::string>> hidden_;  // path, reason
   std::string profile_;
   std::optional<Error> first_error_;
 };

@@ -1,5 +1,10 @@
 #include "engine/cgroup_layout.h"
 
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -131,6 +136,25 @@ Result<CgroupLayout> discover_cgroup_layout() {
   auto cg = slurp("/proc/self/cgroup");
   if (!mi || !cg) return errno_error("cannot read /proc/self/mountinfo or /proc/self/cgroup", errno);
   return parse_cgroup_layout(*mi, *cg);
+}
+
+std::string cgroup2_own_dir_quick() {
+  char buf[4096];
+  int fd = ::open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return "";
+  std::string_view text(buf, static_cast<std::size_t>(n));
+  std::string own;
+  for (std::string_view line : split(text, '\n'))
+    if (line.substr(0, 3) == "0::") own = std::string(line.substr(3));
+  if (own.empty() || own.front() != '/') return "";
+  for (const char* mount : {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"}) {
+    struct statfs fs;
+    if (::statfs(mount, &fs) == 0 && fs.f_type == CGROUP2_SUPER_MAGIC) return own == "/" ? mount : mount + own;
+  }
+  return "";
 }
 
 }  // namespace paddock::engine

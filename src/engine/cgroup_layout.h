@@ -30,4 +30,10 @@ CgroupLayout parse_cgroup_layout(std::string_view mountinfo, std::string_view pr
 // This process's layout, read now.
 Result<CgroupLayout> discover_cgroup_layout();
 
+// This process's cgroup2 directory without reading mountinfo: the "0::" line of /proc/self/cgroup
+// under a cgroup2 mounted at /sys/fs/cgroup or /sys/fs/cgroup/unified (checked with statfs); ""
+// where that finds none. Cheap enough for a run that makes no cgroup to sweep what a SIGKILLed
+// paddock left there (a few syscalls; discover_cgroup_layout() reads all of mountinfo).
+std::string cgroup2_own_dir_quick();
+
 }  // namespace paddock::engine

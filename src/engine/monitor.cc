@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
@@ -23,6 +22,7 @@
 #include "engine/pty.h"
 #include "net/host_rule.h"
 #include "sys/raw_io.h"
+#include "sys/remove_tree.h"
 #include "sys/syscalls.h"
 
 namespace paddock::engine {
@@ -35,7 +35,9 @@ constexpr auto kSweepGrace = std::chrono::milliseconds(10000);
 
 int dup_high(int fd) { return fcntl(fd, F_DUPFD_CLOEXEC, 10); }
 
-int rm_entry(const char* path, const struct stat*, int, struct FTW*) { return remove(path); }
+// The fallback's private HOME and /tmp, as the command left them: modes it took away (chmod 000)
+// and any depth included (sys/remove_tree.h). Best effort: a run's result never depends on it.
+void remove_fallback_dir(const std::string& dir) { (void)sys::remove_tree(dir); }
 
 void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
@@ -101,7 +103,7 @@ Launch::~Launch() {
   if (sig_blocked) pthread_sigmask(SIG_SETMASK, &old_sigmask, nullptr);
   kill_and_reap(kSweepGrace);
   if (egress) egress->stop();
-  if (!fallback_dir.empty()) nftw(fallback_dir.c_str(), rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  if (!fallback_dir.empty()) remove_fallback_dir(fallback_dir);
 }
 
 int Launch::take_stdin() {
@@ -273,7 +275,7 @@ void Launch::reset_for_retry() {
   child_side_.clear();
   pty_mode_ = false;
   if (!fallback_dir.empty()) {
-    nftw(fallback_dir.c_str(), rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    remove_fallback_dir(fallback_dir);
     fallback_dir.clear();
   }
 }
@@ -616,7 +618,7 @@ Result<RunResult> Launch::wait() {
     }
   }
   if (!fallback_dir.empty()) {
-    nftw(fallback_dir.c_str(), rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    remove_fallback_dir(fallback_dir);
     fallback_dir.clear();
   }
   child_pid = -1;

@@ -106,10 +106,12 @@ class Planner {
     return best != nullptr && grants(best->access, Access::Write) && best->symlink_target.empty() ? best : nullptr;
   }
 
-  // A protected path's mount holds it in place, but the directories between it and its writable
-  // area could still be renamed away and rebuilt (mv .git .git.old; mkdir .git; a new config):
-  // each of them that exists is bound onto itself, writable as before. A mount point cannot be
-  // renamed or removed (EBUSY), so .git, .vscode, .idea stay the ones the host knows (issue 12).
+  // A protected path's (or a mask's) mount holds it in place, but the directories between it and
+  // its writable area could still be renamed away and rebuilt (mv .git .git.old; mkdir .git; a new
+  // config): each of them that exists is bound onto itself, writable as before. A mount point
+  // cannot be renamed or removed (EBUSY), so .git, .vscode, .idea stay the ones the host knows
+  // (issue 12), and a hidden secret stays at the path the next run hides (issue 25, class 8:
+  // `mv ~/.config/containers ~/.config/c2` would show auth.json at the new name next time).
   void hold_directories_above(const std::string& protected_path) {
     const PathRule* area = area_of(protected_path);
     if (area == nullptr) return;
@@ -252,12 +254,20 @@ class Planner {
       struct stat st;
       if (lstat(d.path.c_str(), &st) != 0) continue;  // nothing there to hide
       if (S_ISDIR(st.st_mode)) {
-        add({MountOp::Kind::MaskDir, "", in_new_root(d.path), d.path, "mode=000,size=4k,nr_inodes=8", true, true});
+        // A rule strictly inside is bound over the mask (`--read ~/.ssh/known_hosts`, a host user's
+        // own part of an agent's state): the mask holds only the directories on the way to it,
+        // which the command must be able to pass through but not list.
+        const bool inner = std::any_of(policy_.paths.begin(), policy_.paths.end(), [&](const PathRule& r) {
+          return r.path != d.path && is_under(r.path, d.path);
+        });
+        add({MountOp::Kind::MaskDir, "", in_new_root(d.path), d.path,
+             inner ? "mode=0111,size=4k,nr_inodes=64" : "mode=000,size=4k,nr_inodes=8", true, true});
         out_.remount_ro_at_end.push_back(d.path);
       } else {
         add({MountOp::Kind::MaskFile, kMaskSource, in_new_root(d.path),
              d.path, "", true, false});
       }
+      hold_directories_above(d.path);
     }
     // Files the host executes later: read-only where the sandbox could otherwise write them.
     for (const ProtectedPath& p : policy_.protected_paths) {

@@ -194,6 +194,9 @@ Result<void> CgroupControl::setup_v2(const CgroupLayout& layout,
   if (layout.v2_own_dir.empty()) return ok_result();
   // After an earlier run of this process stepped aside into its leaf, runs still go beside it.
   const std::string own = cgroup2_run_parent(layout.v2_own_dir, ::getpid());
+  // What a SIGKILLed paddock left here goes first, whether or not this run makes a cgroup of its
+  // own below: a run without limits (none made) would otherwise never sweep it.
+  sweep_stale_cgroups(own);
   const std::set<std::string> available = words(sys::read_whole_file(own + "/cgroup.controllers"));
   std::set<std::string> enabled = words(sys::read_whole_file(own + "/cgroup.subtree_control"));
   std::string missing;
@@ -215,7 +218,6 @@ Result<void> CgroupControl::setup_v2(const CgroupLayout& layout,
   if (options_.new_pid_namespace &&
       std::none_of(wanted.begin(), wanted.end(), [&](const std::string& c) { return enabled.count(c) > 0; }))
     return ok_result();
-  sweep_stale_cgroups(own);
   auto dir = CgroupDir::create(own + "/" + new_cgroup_name(), /*v2=*/true);
   if (!dir.ok()) {
     if (no_permission(dir.error().sys_errno)) {
@@ -649,8 +651,13 @@ Result<std::unique_ptr<ResourceControl>> create_resource_control(const Limits& l
 Result<std::unique_ptr<ResourceControl>> create_resource_control(const Limits& limits,
                                                                  const Features&,
                                                                  const ResourceOptions& options) {
-  // Reading mountinfo and /proc/self/cgroup is paid only by runs that make a cgroup.
-  if (!needs_cgroup(limits, options)) return create_resource_control(limits, CgroupLayout{}, options);
+  // Reading mountinfo and /proc/self/cgroup is paid only by runs that make a cgroup. The others
+  // still sweep what a SIGKILLed paddock left in their cgroup2 cgroup, found the cheap way.
+  if (!needs_cgroup(limits, options)) {
+    if (const std::string own = cgroup2_own_dir_quick(); !own.empty())
+      sweep_stale_cgroups(cgroup2_run_parent(own, ::getpid()));
+    return create_resource_control(limits, CgroupLayout{}, options);
+  }
   auto layout = discover_cgroup_layout();
   if (!layout.ok()) return std::move(layout).take_error();
   return create_resource_control(limits, *layout, options);

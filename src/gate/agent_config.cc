@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <linux/fs.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -26,10 +27,6 @@ namespace {
 // Ordered: a document put back keeps the agent's order of keys.
 using json = nlohmann::ordered_json;
 
-ConfigKey key(std::initializer_list<const char*> p, bool commands_only = false) {
-  return {std::vector<std::string>(p.begin(), p.end()), commands_only};
-}
-
 std::string dotted(const std::vector<std::string>& p) {
   std::string s;
   for (const std::string& c : p) s += (s.empty() ? "" : ".") + c;
@@ -38,42 +35,101 @@ std::string dotted(const std::vector<std::string>& p) {
 
 bool is_command(const json* v) { return v && v->is_string() && v->get_ref<const std::string&>().rfind('!', 0) == 0; }
 
-// At OLD/NOW (objects or absent), from key path segment I on: NOW's values put back as OLD's.
-void restore_at(const json* old, json& now, const ConfigKey& k, std::size_t i, std::vector<std::string>& at,
-                std::vector<std::string>& changed) {
-  std::set<std::string> names;
-  if (k.path[i] == "*") {
-    if (old && old->is_object())
-      for (const auto& [n, v] : old->items()) names.insert(n);
-    for (const auto& [n, v] : now.items()) names.insert(n);
-  } else {
-    names.insert(k.path[i]);
+// Equal as values: objects compare key by key whatever their order (an agent that rewrites a
+// file may reorder what it did not change).
+bool same(const json& a, const json& b) {
+  if (a.is_object() != b.is_object()) return false;
+  if (!a.is_object()) return a == b;
+  if (a.size() != b.size()) return false;
+  for (const auto& [n, v] : a.items()) {
+    auto it = b.find(n);
+    if (it == b.end() || !same(v, *it)) return false;
   }
-  const bool last = i + 1 == k.path.size();
-  for (const std::string& n : names) {
-    const json* o = old && old->is_object() && old->contains(n) ? &(*old)[n] : nullptr;
-    json* v = now.contains(n) ? &now[n] : nullptr;
-    at.push_back(n);
-    if (!last && v && v->is_object()) {
-      restore_at(o && o->is_object() ? o : nullptr, *v, k, i + 1, at, changed);
-    } else if (!last && !v) {
-      // The whole parent is gone (a project forgotten): nothing below it can run.
-    } else if ((o == nullptr) != (v == nullptr) || (o && *o != *v)) {
-      // The value itself, or a parent made something else than an object: put back as it was.
-      if (!k.commands_only || is_command(o) || is_command(v) || !last) {
-        if (o) now[n] = *o;
-        else now.erase(n);
-        changed.push_back(dotted(at));
-      }
-    }
-    at.pop_back();
-  }
+  return true;
 }
 
-std::string toml_text(const toml::node* n) {
-  if (!n) return "(absent)";
-  std::ostringstream s;
-  n->visit([&](const auto& x) { s << x; });
+// Pattern P (each component a glob) matches the key path AT: exactly (ALL) or AT is a proper
+// prefix of it.
+bool matches(const std::vector<std::string>& p, const std::vector<std::string>& at, bool all) {
+  if (all ? p.size() != at.size() : p.size() <= at.size()) return false;
+  for (std::size_t i = 0; i < at.size(); ++i)
+    if (fnmatch(p[i].c_str(), at[i].c_str(), 0) != 0) return false;
+  return true;
+}
+
+const json* child(const json* v, const std::string& n) {
+  if (v == nullptr || !v->is_object()) return nullptr;
+  auto it = v->find(n);
+  return it == v->end() ? nullptr : &*it;
+}
+
+// The value kept at key path AT, given OLD's and NOW's (either absent): NOW's where ALLOWED lets
+// the agent write, OLD's everywhere else. nullopt: absent.
+std::optional<json> kept(const json* old, const json* now, const std::vector<ConfigKey>& allowed,
+                         std::vector<std::string>& at) {
+  for (const ConfigKey& k : allowed) {
+    if (!matches(k.path, at, true)) continue;
+    if (k.unless_command && (is_command(old) || is_command(now))) break;  // put back below
+    return now ? std::optional<json>(*now) : std::nullopt;
+  }
+  const bool inner = !at.empty() && std::any_of(allowed.begin(), allowed.end(),
+                                                [&](const ConfigKey& k) { return matches(k.path, at, false); });
+  if (at.empty() || (inner && now != nullptr && now->is_object())) {
+    // Key by key, in the new document's order, then what only the old one has.
+    json out = json::object();
+    auto one = [&](const std::string& n) {
+      at.push_back(n);
+      if (auto v = kept(child(old, n), child(now, n), allowed, at)) out[n] = std::move(*v);
+      at.pop_back();
+    };
+    if (now != nullptr && now->is_object())
+      for (const auto& [n, v] : now->items()) one(n);
+    if (old != nullptr && old->is_object())
+      for (const auto& [n, v] : old->items())
+        if (child(now, n) == nullptr) one(n);
+    if (out.empty() && old == nullptr && now != nullptr && !now->empty()) return std::nullopt;
+    return out;
+  }
+  // Removed whole, an object holding allowed keys (a project forgotten): nothing in it can run.
+  if (inner && now == nullptr) return std::nullopt;
+  // Not the agent's to change: the old value (NOW's when equal, to keep its layout).
+  if (old != nullptr && now != nullptr && same(*old, *now)) return *now;
+  return old ? std::optional<json>(*old) : std::nullopt;
+}
+
+// The key paths where KEPT and NOW differ, in NOW's order.
+void differences(const json* kept, const json* now, std::vector<std::string>& at, std::vector<std::string>& out) {
+  if (kept != nullptr && now != nullptr && kept->is_object() && now->is_object()) {
+    auto one = [&](const std::string& n) {
+      at.push_back(n);
+      differences(child(kept, n), child(now, n), at, out);
+      at.pop_back();
+    };
+    for (const auto& [n, v] : now->items()) one(n);
+    for (const auto& [n, v] : kept->items())
+      if (child(now, n) == nullptr) one(n);
+    return;
+  }
+  if ((kept == nullptr) != (now == nullptr) || (kept != nullptr && !same(*kept, *now))) out.push_back(dotted(at));
+}
+
+// A TOML document as JSON, for the same comparison (dates and times as their TOML text).
+json toml_to_json(const toml::node& n) {
+  if (const toml::table* t = n.as_table()) {
+    json o = json::object();
+    for (const auto& [k, v] : *t) o[std::string(k.str())] = toml_to_json(v);
+    return o;
+  }
+  if (const toml::array* a = n.as_array()) {
+    json arr = json::array();
+    for (const toml::node& v : *a) arr.push_back(toml_to_json(v));
+    return arr;
+  }
+  if (auto s = n.value<std::string>(); s && n.is_string()) return *s;
+  if (n.is_integer()) return *n.value<std::int64_t>();
+  if (n.is_boolean()) return *n.value<bool>();
+  std::ostringstream s;  // floats (NaN and infinities too), dates, times
+  n.visit([&](const auto& x) { s << x; });
   return s.str();
 }
 
@@ -112,9 +168,12 @@ TreeState tree_changed(int fd, const char* name, const Baseline& base, std::size
   return state;
 }
 
+using Skip = std::function<bool(const std::string& name)>;
+
 // Records every inode in the tree at NAME (in FD) in BASE, as it is before the run, so that
-// afterwards it is compared exactly (a host change just before the run is not the run's).
-void record_tree(int fd, const char* name, Baseline& base, std::size_t& budget, int depth = 0) {
+// afterwards it is compared exactly (a host change just before the run is not the run's). The
+// entries directly in it that SKIP names are left out (a Data directory's data).
+void record_tree(int fd, const char* name, Baseline& base, std::size_t& budget, int depth = 0, const Skip& skip = {}) {
   struct stat st;
   if (budget == 0 || fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return;
   --budget;
@@ -128,7 +187,7 @@ void record_tree(int fd, const char* name, Baseline& base, std::size_t& budget, 
     return;
   }
   while (dirent* e = readdir(d))
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0 && !(skip && skip(e->d_name)))
       record_tree(dirfd(d), e->d_name, base, budget, depth + 1);
   closedir(d);
 }
@@ -177,9 +236,10 @@ std::optional<std::string> read_regular(int fd, const std::string& name, std::si
   return out;
 }
 
-// The regular files directly in the directory NAME (in DIR), up to the saved sizes.
+// The regular files directly in the directory NAME (in DIR) that SKIP does not name, up to the
+// saved sizes.
 void save_small_files(const sys::UniqueFd& dir, const std::string& name,
-                      std::map<std::string, AgentConfigWatch::Saved>& saved) {
+                      std::map<std::string, AgentConfigWatch::Saved>& saved, const Skip& skip) {
   sys::UniqueFd d(openat(dir.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!d) return;
   int dup_fd = fcntl(d.get(), F_DUPFD_CLOEXEC, 0);
@@ -190,7 +250,7 @@ void save_small_files(const sys::UniqueFd& dir, const std::string& name,
   }
   std::size_t total = 0;
   while (dirent* e = readdir(listing)) {
-    if (e->d_type != DT_REG && e->d_type != DT_UNKNOWN) continue;
+    if ((e->d_type != DT_REG && e->d_type != DT_UNKNOWN) || skip(e->d_name)) continue;
     struct stat st;
     auto bytes = read_regular(d.get(), e->d_name, AgentConfigWatch::kSavedFileSize, st);
     if (!bytes || total + bytes->size() > AgentConfigWatch::kSavedTotal) continue;
@@ -202,83 +262,34 @@ void save_small_files(const sys::UniqueFd& dir, const std::string& name,
 
 }  // namespace
 
-const std::vector<KnownConfig>& known_agent_configs() {
-  static const std::vector<KnownConfig> known = {
-      // Claude Code. ~/.claude.json is its state file (written at every start): only these keys.
-      {".claude.json", ConfigFormat::Json,
-       "Claude Code starts the MCP servers listed here, and trusts the projects and tools approved here, when you "
-       "run it outside paddock",
-       {key({"mcpServers"}), key({"projects", "*", "mcpServers"}), key({"projects", "*", "enabledMcpjsonServers"}),
-        key({"projects", "*", "disabledMcpjsonServers"}), key({"projects", "*", "enableAllProjectMcpServers"}),
-        key({"projects", "*", "allowedTools"}), key({"projects", "*", "hasTrustDialogAccepted"}),
-        key({"projects", "*", "hasClaudeMdExternalIncludesApproved"})}},
-      {".claude/settings.json", ConfigFormat::Whole,
-       "Claude Code runs the hooks, apiKeyHelper, statusLine and other commands its settings name", {}},
-      {".claude/hooks", ConfigFormat::Dir, "holds the hook scripts Claude Code's settings run", {}},
-      {".claude/plugins", ConfigFormat::Dir, "Claude Code loads plugins' hooks, MCP servers and commands from here", {}},
-      {".claude/commands", ConfigFormat::Dir, "Claude Code's slash commands run the shell lines (!`...`) they hold", {}},
-      {".claude/agents", ConfigFormat::Dir, "Claude Code's subagents carry their own hooks and tool grants", {}},
-      {".claude/skills", ConfigFormat::Dir, "Claude Code's skills carry scripts, hooks and tool grants", {}},
-      // codex. config.toml is rewritten by codex itself (project trust, model): any change to
-      // these keys restores the previous file whole (a TOML rewrite would lose the user's comments).
-      {".codex/config.toml", ConfigFormat::Toml,
-       "codex runs the notify command and the MCP servers named here, and follows its approval, sandbox, provider "
-       "and project-trust settings",
-       {key({"notify"}), key({"mcp_servers"}), key({"model_providers"}), key({"model_provider"}), key({"profiles"}),
-        key({"profile"}), key({"approval_policy"}), key({"sandbox_mode"}), key({"sandbox_workspace_write"}),
-        key({"shell_environment_policy"}), key({"projects"}), key({"hooks"}), key({"features"}), key({"tools"})}},
-      {".codex/rules", ConfigFormat::Dir, "codex runs the commands its rules allow outside its sandbox without asking",
-       {}},
-      {".codex/policy", ConfigFormat::Dir, "codex runs the commands its execpolicy (older rules) allows without asking",
-       {}},
-      // pi. settings.json and auth.json are written by pi (settings, logins): only these keys.
-      {".pi/agent/settings.json", ConfigFormat::Json,
-       "pi loads the packages, extensions and skills and runs the shell and npm commands named here",
-       {key({"packages"}), key({"extensions"}), key({"skills"}), key({"shellPath"}), key({"shellCommandPrefix"}),
-        key({"npmCommand"})}},
-      {".pi/agent/auth.json", ConfigFormat::Json, "pi runs an API key written as \"!command\" to get the key",
-       {key({"*", "key"}, true)}},
-      {".pi/agent/models.json", ConfigFormat::Whole,
-       "pi runs the \"!command\" API keys and headers of the providers defined here", {}},
-      {".pi/agent/extensions", ConfigFormat::Dir, "pi loads every extension here (code run with your rights) at start", {}},
-      {".pi/agent/git", ConfigFormat::Dir, "pi loads the packages installed here (extensions, skills) at start", {}},
-      {".pi/agent/skills", ConfigFormat::Dir, "pi's skills carry scripts the agent runs", {}},
-      // opencode: its config and caches are read-only whole in its profile; bin/ lies in its
-      // read-write data directory.
-      {".local/share/opencode/bin", ConfigFormat::Dir,
-       "opencode runs the programs it downloaded here (ripgrep, language servers)", {}},
-  };
-  return known;
-}
-
-JsonRestore restore_json_keys(std::string_view old_text, std::string_view new_text, const std::vector<ConfigKey>& keys) {
+JsonRestore keep_allowed_json(std::string_view old_text, std::string_view new_text,
+                              const std::vector<ConfigKey>& allowed) {
   JsonRestore r;
   json old_doc = json::parse(old_text, nullptr, false);
   json new_doc = json::parse(new_text, nullptr, false);
   if (old_doc.is_discarded() || new_doc.is_discarded() || !old_doc.is_object() || !new_doc.is_object()) return r;
   r.parsed = true;
-  for (const ConfigKey& k : keys) {
-    std::vector<std::string> at;
-    restore_at(&old_doc, new_doc, k, 0, at, r.changed);
-  }
-  if (!r.changed.empty()) r.merged = new_doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  std::vector<std::string> at;
+  json merged = kept(&old_doc, &new_doc, allowed, at).value_or(json::object());
+  differences(&merged, &new_doc, at, r.changed);
+  if (!r.changed.empty()) r.merged = merged.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
   return r;
 }
 
-TomlDiff diff_toml_keys(std::string_view old_text, std::string_view new_text, const std::vector<ConfigKey>& keys) {
+TomlDiff toml_outside_allowed(std::string_view old_text, std::string_view new_text,
+                              const std::vector<ConfigKey>& allowed) {
   TomlDiff d;
-  toml::table old_doc, new_doc;
+  json old_doc, new_doc;
   try {
-    old_doc = toml::parse(old_text);
-    new_doc = toml::parse(new_text);
+    old_doc = toml_to_json(toml::parse(old_text));
+    new_doc = toml_to_json(toml::parse(new_text));
   } catch (const toml::parse_error&) {
     return d;
   }
   d.parsed = true;
-  for (const ConfigKey& k : keys) {
-    const std::string& top = k.path.front();
-    if (toml_text(old_doc.get(top)) != toml_text(new_doc.get(top))) d.changed.push_back(top);
-  }
+  std::vector<std::string> at;
+  json merged = kept(&old_doc, &new_doc, allowed, at).value_or(json::object());
+  differences(&merged, &new_doc, at, d.changed);
   return d;
 }
 
@@ -325,6 +336,7 @@ AgentConfigWatch AgentConfigWatch::before(const std::string& home, const std::ve
       x.anchor_ino = st.st_ino;
     }
     x.rest = std::move(pending);
+    x.others = w.nested_in(i);
     if (x.rest.size() == 1 && fstatat(x.anchor->get(), x.rest[0].c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
       x.existed = true;
       x.dev = st.st_dev;
@@ -337,10 +349,12 @@ AgentConfigWatch AgentConfigWatch::before(const std::string& home, const std::ve
           x.readable = true;
           x.bytes = std::move(*bytes);
         }
-      } else if (S_ISDIR(st.st_mode) && w.known_[i].format == ConfigFormat::Dir) {
-        save_small_files(*x.anchor, x.rest[0], x.saved);
+      } else if (S_ISDIR(st.st_mode) && (w.known_[i].format == ConfigFormat::Dir ||
+                                         w.known_[i].format == ConfigFormat::Data)) {
+        const Skip skip = [&](const std::string& n) { return w.passed_over(x, n); };
+        save_small_files(*x.anchor, x.rest[0], x.saved, skip);
         std::size_t budget = kDirEntryBudget;
-        record_tree(x.anchor->get(), x.rest[0].c_str(), w.base_, budget);
+        record_tree(x.anchor->get(), x.rest[0].c_str(), w.base_, budget, 0, skip);
       } else if (S_ISLNK(st.st_mode)) {
         char target[4096];
         ssize_t n = readlinkat(x.anchor->get(), x.rest[0].c_str(), target, sizeof target);
@@ -350,6 +364,23 @@ AgentConfigWatch AgentConfigWatch::before(const std::string& home, const std::ve
     w.watched_.push_back(std::move(x));
   }
   return w;
+}
+
+std::vector<std::string> AgentConfigWatch::nested_in(std::size_t i) const {
+  std::vector<std::string> out;
+  const std::string prefix = known_[i].rel + "/";
+  for (const KnownConfig& k : known_)
+    if (k.rel.rfind(prefix, 0) == 0) out.push_back(k.rel.substr(prefix.size(), k.rel.find('/', prefix.size()) - prefix.size()));
+  return out;
+}
+
+bool AgentConfigWatch::passed_over(const Watched& w, const std::string& name) const {
+  const KnownConfig& k = known_[w.known];
+  if (k.format != ConfigFormat::Data) return false;
+  if (std::find(w.others.begin(), w.others.end(), name) != w.others.end()) return true;
+  return std::any_of(k.keys.begin(), k.keys.end(), [&](const ConfigKey& d) {
+    return d.path.size() == 1 && fnmatch(d.path[0].c_str(), name.c_str(), 0) == 0;
+  });
 }
 
 std::vector<LeftBehind> AgentConfigWatch::after(const std::function<bool(const std::string&)>& trusted) const {
@@ -362,7 +393,10 @@ std::vector<LeftBehind> AgentConfigWatch::after(const std::function<bool(const s
     // which the descriptor held since before would not see.
     struct stat st;
     if (lstat(w.anchor_path.c_str(), &st) != 0 || st.st_dev != w.anchor_dev || st.st_ino != w.anchor_ino) {
-      if (replaced.insert(w.anchor_path).second) anchor_replaced(w, out);
+      // Said once; and not again when the check of the directory itself (an agent's state
+      // directory, checked first) has just moved what is there now aside.
+      const bool said = std::any_of(out.begin(), out.end(), [&](const LeftBehind& l) { return l.path == w.anchor_path; });
+      if (replaced.insert(w.anchor_path).second && !said) anchor_replaced(w, out);
       continue;
     }
     check(w, out);
@@ -414,7 +448,8 @@ void AgentConfigWatch::check(const Watched& w, std::vector<LeftBehind>& out) con
     fd = next.get();
     held.push_back(std::move(next));
   }
-  if (known_[w.known].format == ConfigFormat::Dir) check_dir(w, fd, w.rest.back(), out);
+  const ConfigFormat f = known_[w.known].format;
+  if (f == ConfigFormat::Dir || f == ConfigFormat::Data) check_dir(w, fd, w.rest.back(), out);
   else check_file(w, fd, w.rest.back(), out);
 }
 
@@ -424,12 +459,15 @@ void AgentConfigWatch::check_dir(const Watched& w, int parent, const std::string
   struct stat st;
   if (fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return;
   const bool same = w.existed && st.st_dev == w.dev && st.st_ino == w.ino && S_ISDIR(st.st_mode);
-  if (!same) {
+  // An agent's state directory made by the run as a plain directory is its own (a first start
+  // under `--allow ~`): its data stays, anything else in it is moved aside below.
+  const bool new_state = k.format == ConfigFormat::Data && !w.existed && S_ISDIR(st.st_mode);
+  if (!same && !new_state) {
     // Created by the run, or the directory replaced (a symlink, another directory): aside whole.
     std::string aside = rename_aside(parent, name, "paddock-quarantine");
     std::string action = aside.empty() ? std::string("could not move it aside (") + std::strerror(errno) + "): remove it"
                                        : "moved aside to " + sibling(w.path, aside) + "; review it before you move it back";
-    if (w.existed) action += "; the directory that was here before the run was replaced";
+    if (w.existed) action += "; the directory that was here before the run was moved or replaced during it";
     out.push_back({w.path, k.why, action});
     return;
   }
@@ -452,6 +490,7 @@ void AgentConfigWatch::check_dir(const Watched& w, int parent, const std::string
   std::sort(names.begin(), names.end());
   std::size_t budget = kDirEntryBudget;
   for (const std::string& n : names) {
+    if (passed_over(w, n)) continue;
     const std::string p = path::join(w.path, n);
     TreeState t = tree_changed(d.get(), n.c_str(), base_, budget);
     if (t == TreeState::Same) continue;
@@ -517,7 +556,7 @@ void AgentConfigWatch::check_file(const Watched& w, int parent, const std::strin
     changed.push_back(w.existed ? "changed" : "created");
     if (w.existed) restore = w.bytes;
   } else if (k.format == ConfigFormat::Json) {
-    JsonRestore r = restore_json_keys(w.existed ? std::string_view(w.bytes) : std::string_view("{}"), *now, k.keys);
+    JsonRestore r = keep_allowed_json(w.existed ? std::string_view(w.bytes) : std::string_view("{}"), *now, k.keys);
     if (!r.parsed) {
       changed.push_back("no longer a JSON object");
       if (w.existed) restore = w.bytes;
@@ -529,7 +568,7 @@ void AgentConfigWatch::check_file(const Watched& w, int parent, const std::strin
       merged = true;
     }
   } else {
-    TomlDiff d = diff_toml_keys(w.existed ? std::string_view(w.bytes) : std::string_view(""), *now, k.keys);
+    TomlDiff d = toml_outside_allowed(w.existed ? std::string_view(w.bytes) : std::string_view(""), *now, k.keys);
     if (!d.parsed) {
       changed.push_back("no longer valid TOML");
       if (w.existed) restore = w.bytes;

@@ -1,15 +1,21 @@
-// Agents' own configuration in HOME that the host runs later (issue 12, class 4). An agent
-// profile grants its state directory read-write (sessions, history, logins), and in it lie the
-// files that make the agent, started later outside paddock, run commands with the user's rights:
-// Claude Code's settings.json hooks and apiKeyHelper, MCP servers in ~/.claude.json, codex's
-// `notify` and MCP servers in config.toml, pi's extensions and `!command` API keys.
+// Agents' own configuration in HOME that the host runs later (issue 12, class 4; issue 25,
+// class 7). An agent profile grants its state directory (sessions, history, logins), and in it
+// lie the files that make the agent, started later outside paddock, run commands with the user's
+// rights: Claude Code's settings.json hooks, statusLine script and local-install launcher, MCP
+// servers in ~/.claude.json, codex's `notify`, MCP servers and telemetry exporters in config.toml,
+// pi's extensions, managed binaries and `!command` API keys.
 //
-// The profiles keep what the agent never writes read-only (src/policy/builtin_profiles.cc); what
-// it must write (~/.claude.json, codex's config.toml, pi's settings.json and auth.json) is read
-// before the run and compared after it, key by key, and every key that makes the host run or
-// trust something is put back as it was; the sandbox's version is kept beside it. The same check
-// covers the read-only ones, for what mounts cannot stop: one created where none existed, and
-// the fallback, where Landlock cannot take writing away inside a writable directory.
+// Inverted, for every built-in profile: what the agent may change is listed, everything else is
+// put back. The profiles keep the agent's directories read-only where the agent allows it, with
+// only the data paths it writes read-write (src/policy/builtin_profiles.cc); after the run each
+// agent's state directory is compared with what it held before: an entry that is not the agent's
+// data (its sessions, logs, caches, logins) created or changed is moved aside, a small file that
+// was there put back. The config files the agent must write (~/.claude.json, codex's
+// config.toml, pi's settings.json and auth.json) are compared key by key against an allowlist of
+// the keys the agent itself writes that run or trust nothing; every other key is put back as it
+// was and the sandbox's version kept beside it. The same checks cover what mounts cannot stop:
+// a file created where none existed, and the fallback, where Landlock cannot take writing away
+// inside a writable directory.
 //
 // Every file is reached through a directory descriptor opened before the run with no symlink
 // followed, and every write is a temp file renamed into place through it (sys::write_file_at).
@@ -35,44 +41,53 @@ namespace paddock::gate {
 
 // How a watched path is compared after the run.
 enum class ConfigFormat {
-  Json,   // the keys listed are compared; the agent's other changes are kept
-  Toml,   // the keys listed are compared; any change restores the whole previous file
+  Json,   // the agent writes it: the keys listed may change, every other key is put back
+  Toml,   // the same, but a change to any other key restores the whole previous file (comments)
   Whole,  // a file the agent never writes: any change restores the previous bytes
   Dir,    // a directory of code the agent never writes: anything changed in it is moved aside
+  Data,   // the agent's state directory: the entries listed are its data; anything else created
+          // or changed in it is moved aside (entries another KnownConfig names are checked by it)
 };
 
-// A key path in a JSON or TOML document: object keys, "*" for every key at that level.
+// A key path in a JSON or TOML document: object keys, "*" for every key at that level. For a
+// Data directory: one entry name, a glob pattern (fnmatch: "*.sqlite-wal").
 struct ConfigKey {
   std::vector<std::string> path;
-  bool commands_only = false;  // counts only when the old or new value is a "!command" string
+  // Allowed only while neither the old nor the new value is a "!command" string (pi runs those).
+  bool unless_command = false;
 };
 
 struct KnownConfig {
   std::string rel;  // under HOME
   ConfigFormat format;
   std::string why;  // what on the host runs it
-  std::vector<ConfigKey> keys;
+  std::vector<ConfigKey> keys;  // Json, Toml: the keys the agent may change; Data: its data entries
 };
 
 // Every agent's known host-executed configuration (all built-in profiles' agents).
 const std::vector<KnownConfig>& known_agent_configs();
 
-// NEW_TEXT with every value at KEYS put back as OLD_TEXT has it (removed where OLD_TEXT has
-// none). `parsed` is false when either is not a JSON object (nothing can be kept then);
-// `changed` names the key paths put back, dotted ("projects./p.mcpServers").
+// NEW_TEXT with only the values at ALLOWED taken from it: every other key as OLD_TEXT has it
+// (removed where OLD_TEXT has none). An object removed whole that holds allowed keys stays removed
+// (a project forgotten: nothing it held can run). `parsed` is false when either is not a JSON
+// object (nothing can be kept then); `changed` names the key paths put back, dotted
+// ("projects./p.mcpServers"), in the new document's order; `merged` is the document to write
+// when `changed` is not empty.
 struct JsonRestore {
   bool parsed = false;
   std::vector<std::string> changed;
   std::string merged;
 };
-JsonRestore restore_json_keys(std::string_view old_text, std::string_view new_text,
-                              const std::vector<ConfigKey>& keys);
-// The TOML keys (top level, or "*" under one) of KEYS whose values differ; `parsed` as above.
+JsonRestore keep_allowed_json(std::string_view old_text, std::string_view new_text,
+                              const std::vector<ConfigKey>& allowed);
+// The key paths of NEW_TEXT outside ALLOWED whose values differ from OLD_TEXT's (the same rule as
+// keep_allowed_json, on TOML); `parsed` as above.
 struct TomlDiff {
   bool parsed = false;
   std::vector<std::string> changed;
 };
-TomlDiff diff_toml_keys(std::string_view old_text, std::string_view new_text, const std::vector<ConfigKey>& keys);
+TomlDiff toml_outside_allowed(std::string_view old_text, std::string_view new_text,
+                              const std::vector<ConfigKey>& allowed);
 
 class AgentConfigWatch {
  public:
@@ -115,7 +130,13 @@ class AgentConfigWatch {
     // A directory's small regular files, as they were: put back when the run changed them
     // (codex appends the commands you allow to rules/default.rules, next to yours).
     std::map<std::string, Saved> saved;
+    // A Data directory's entries checked by another KnownConfig (~/.codex/config.toml).
+    std::vector<std::string> others;
   };
+  // Whether entry NAME of the Data or Dir directory W is left to the agent (or to another check).
+  bool passed_over(const Watched& w, const std::string& name) const;
+  // The first components below known_[I] of the known paths nested in it.
+  std::vector<std::string> nested_in(std::size_t i) const;
   void check(const Watched& w, std::vector<LeftBehind>& out) const;
   void anchor_replaced(const Watched& w, std::vector<LeftBehind>& out) const;
   void check_dir(const Watched& w, int parent, const std::string& name, std::vector<LeftBehind>& out) const;

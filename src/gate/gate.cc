@@ -104,6 +104,7 @@ std::optional<Verdict> judge_path(std::string_view rel, RootKind kind, mode_t mo
 Check Check::before_run(const Policy& policy, const std::vector<SandboxMount>& mounts) {
   Check c;
   c.watch_ = Watch::before(policy, mounts);
+  c.masks_ = MaskWatch::before(policy);
   return c;
 }
 
@@ -124,6 +125,11 @@ Check Check::before_write(const std::vector<Area>& areas) {
   return c;
 }
 
-std::vector<LeftBehind> Check::after(const Trusted& trusted) const { return watch_.after(trusted); }
+std::vector<LeftBehind> Check::after(const Trusted& trusted) const {
+  // Hidden objects first: moving one back restores the place the other checks then look at.
+  std::vector<LeftBehind> out = masks_.after();
+  for (LeftBehind& l : watch_.after(trusted)) out.push_back(std::move(l));
+  return out;
+}
 
 }  // namespace paddock::gate

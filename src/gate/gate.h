@@ -37,6 +37,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gate/mask_watch.h"
 #include "gate/watch.h"
 #include "paddock/policy.h"
 #include "paddock/sandbox.h"
@@ -87,7 +88,8 @@ using Trusted = std::function<bool(const std::string& path)>;
 class Check {
  public:
   // A run: the policy's writable host-backed areas, the extra MOUNTS' (an overlay's upper
-  // directory included), the protected paths and the agents' config in HOME.
+  // directory included), the protected paths, the agents' config in HOME, and the hidden paths
+  // in writable areas (still where they were: mask_watch.h).
   static Check before_run(const Policy& policy, const std::vector<SandboxMount>& mounts);
   // Another door (a restore, a sync): the areas it is about to write into.
   static Check before_write(const std::vector<Area>& areas);
@@ -104,6 +106,7 @@ class Check {
 
  private:
   Watch watch_;
+  MaskWatch masks_;
 };
 
 }  // namespace paddock::gate

@@ -1,9 +1,11 @@
 // paddock host check: the config and what install made, as they are now.
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <climits>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -63,6 +65,36 @@ void generated_file(Out& out, const std::string& kind, const std::string& path, 
   }
 }
 
+// STATE_DIR/users (root:group 0750) and each users/<name> in it (the agent's, 0700: the runner
+// refuses to use one of another owner, and a user who owned theirs could plant what the agent
+// then follows with its rights).
+void state_parts(Out& out, const std::string& tag, const AgentEntry& a, uid_t agent_uid, gid_t agent_gid) {
+  const std::string users = a.state_dir + "/users";
+  struct stat st;
+  if (::lstat(users.c_str(), &st) != 0) return;  // made by the first run
+  if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || st.st_gid != agent_gid || (st.st_mode & 07777) != 0750) {
+    out.fail(tag + users + " should be a directory root:" + a.group + " 0750, is " + std::to_string(st.st_uid) + ":" +
+             std::to_string(st.st_gid) + " " + octal(st.st_mode));
+    return;
+  }
+  DIR* d = ::opendir(users.c_str());
+  if (d == nullptr) return;
+  bool all = true;
+  while (dirent* e = ::readdir(d)) {
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    const std::string part = users + "/" + e->d_name;
+    if (::lstat(part.c_str(), &st) != 0) continue;
+    if (!S_ISDIR(st.st_mode) || st.st_uid != agent_uid || (st.st_mode & 07777) != 0700) {
+      out.fail(tag + part + " should be a directory of " + a.user + " with mode 0700, is " +
+               (S_ISDIR(st.st_mode) ? "" : "not a directory, ") + "uid " + std::to_string(st.st_uid) + " " +
+               octal(st.st_mode));
+      all = false;
+    }
+  }
+  ::closedir(d);
+  if (all) out.ok(tag + "each host user's part of the state is " + a.user + "'s, 0700");
+}
+
 }  // namespace
 
 std::vector<Finding> check(const HostConfig& cfg, const UserDb& db) {
@@ -101,6 +133,16 @@ std::vector<Finding> check(const HostConfig& cfg, const UserDb& db) {
                ":" + std::to_string(st.st_gid) + " " + octal(st.st_mode));
     } else {
       out.ok(tag + "state directory " + a.state_dir);
+      if (u && gid) state_parts(out, tag, a, static_cast<uid_t>(u->uid), static_cast<gid_t>(*gid));
+    }
+    if (auto seen = state_dir_seen_on_disk(a, cfg, db))
+      out.fail(tag + "state directory " + a.state_dir + " " + *seen + ": one host user's agent would read another's state");
+    // Managed env files: root's and writable by root only (the runner refuses them otherwise).
+    for (const auto& [file, where] : a.env_files) {
+      if (auto r = check_root_owned(file); !r)
+        out.fail(tag + "managed env file " + file + " (env_files entry at " + where + "): " + r.error().describe());
+      else
+        out.ok(tag + "managed env file " + file + " is root's");
     }
     generated_file(out, tag + "wrapper", wrapper_path(cfg, a), wrapper_script(cfg, a, cfg.file), 0755);
     generated_file(out, tag + "sudoers rule", sudoers_path(cfg, a), sudoers_rule(cfg, a, cfg.file), 0440);

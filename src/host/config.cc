@@ -21,6 +21,7 @@
 #include "policy/did_you_mean.h"
 #include "policy/env_names.h"
 #include "policy/path_util.h"
+#include "policy/system_paths.h"
 #include "sys/unique_fd.h"
 
 namespace paddock::host {
@@ -425,7 +426,10 @@ class Reader {
       }
     }
     if (a.group.empty()) a.group = a.user;
-    if (auto p = abs_path_at(t, "state_dir", table)) a.state_dir = *p;
+    if (auto p = abs_path_at(t, "state_dir", table)) {
+      a.state_dir = *p;
+      a.state_dir_where = at(t.get("state_dir")->source());
+    }
     if (auto p = rel_path_at(t, "config_source", table)) a.config_source = *p;
     for (const char* k : {"settings_file", "user_env_file"}) {
       if (auto p = rel_path_at(t, k, table)) (std::string(k) == "settings_file" ? a.settings_file : a.user_env_file) = *p;
@@ -534,6 +538,7 @@ class Reader {
            "e.g. /var/lib/paddock/agents/" + name);
       return;
     }
+    if (a.state_dir_where.empty()) a.state_dir_where = a.where;
     cfg_.agents.push_back(std::move(a));
   }
 
@@ -586,6 +591,12 @@ class Reader {
                                      " cannot also be a host user (it would reach its own state)");
           return;
         }
+      }
+      if (auto seen = state_dir_seen_by(a, cfg_, users_)) {
+        fail_at_where(a.state_dir_where, "state_dir \"" + a.state_dir + "\" " + *seen +
+                                             ": one host user's agent would read another's state",
+                      "e.g. /var/lib/paddock/agents/" + a.name + " (the default), which no sandbox sees");
+        return;
       }
     }
   }
@@ -652,6 +663,48 @@ bool sudoers_safe_path(std::string_view p) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '/' || c == '.' ||
            c == '_' || c == '+' || c == '-';
   });
+}
+
+std::optional<std::string> state_dir_seen_by(const AgentEntry& a, const HostConfig& cfg, const UserDb& users) {
+  const std::string& dir = a.state_dir;
+  for (const std::string& sys : system_paths())
+    if (path::is_at_or_under(dir, sys)) return "lies under " + sys + ", which every sandbox can read";
+  const std::string program = a.hide_dir.empty() ? a.binary : a.hide_dir;
+  if (!program.empty() && path::is_at_or_under(dir, program))
+    return "lies under " + program + ", which every run of " + a.name + " can read (the agent's program)";
+  for (const std::string& name : a.users) {
+    const UserEntry* u = cfg.user(name);
+    auto info = users.by_name(name);
+    if (u == nullptr) continue;
+    for (const RootSpec& r : u->roots) {
+      std::string root = r.given;
+      if (root == "~" || root.rfind("~/", 0) == 0) {
+        if (!info) continue;
+        root = root == "~" ? info->home : path::join(info->home, root.substr(2));
+      }
+      root = path::normalize(root);
+      if (path::is_at_or_under(dir, root) || path::is_at_or_under(root, dir))
+        return (path::is_at_or_under(dir, root) ? "lies under " : "holds ") + std::string("the project root ") +
+               r.given + " of " + name + " (" + r.where + "), which a run there can read";
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> state_dir_seen_on_disk(const AgentEntry& a, const HostConfig& cfg, const UserDb& users) {
+  char buf[PATH_MAX];
+  if (::realpath(a.state_dir.c_str(), buf) == nullptr) return state_dir_seen_by(a, cfg, users);
+  AgentEntry resolved = a;
+  resolved.state_dir = buf;
+  if (auto seen = state_dir_seen_by(resolved, cfg, users))
+    return resolved.state_dir == a.state_dir ? *seen : "resolves to " + resolved.state_dir + " and " + *seen;
+  // The system paths as they resolve too (/opt a link to /srv/opt).
+  for (const std::string& sys : system_paths()) {
+    char real[PATH_MAX];
+    if (::realpath(sys.c_str(), real) != nullptr && path::is_at_or_under(resolved.state_dir, real))
+      return "resolves to " + resolved.state_dir + " and lies under " + sys + " (" + real + "), which every sandbox can read";
+  }
+  return std::nullopt;
 }
 
 Result<HostConfig> parse_host_config(std::string_view text, const std::string& file, const UserDb& users) {

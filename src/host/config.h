@@ -3,6 +3,7 @@
 // be root's and writable by nobody else, since it decides what root's runner does.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -50,6 +51,7 @@ struct AgentEntry {
   std::string user;            // default "<agent>-agent"
   std::string group;           // default: the user's name
   std::string state_dir;       // default /var/lib/paddock/agents/<agent>
+  std::string state_dir_where;
   std::string config_source;   // relative to a home; where the agent reads its config (default ".<agent>")
   std::string settings_file = "settings.json";  // inside config_source: managed settings merge into it
   std::string user_env_file = "paddock.env";    // inside the user's config dir: the synced env
@@ -89,6 +91,16 @@ Result<void> check_root_owned(const std::string& file);
 
 // check_root_owned, then reads (at most 1 MiB) and parses.
 Result<HostConfig> load_host_config(const std::string& file, const UserDb& users);
+
+// Whether a sandbox can see the agent's state directory A.state_dir (as written: the runner and
+// `host check` ask again with the path resolved): under a system path every sandbox reads, under
+// the agent's own program (hide_dir), in or around one of its users' project roots. Returns how
+// ("lies under /opt, which every sandbox can read"), or nullopt. The state holds every host
+// user's part: a run that sees it reads the others' sessions and logins (issue 25, class 12).
+std::optional<std::string> state_dir_seen_by(const AgentEntry& a, const HostConfig& cfg, const UserDb& users);
+// The same for the state directory as it resolves on disk now (symlinks followed, the system paths
+// resolved too); when it does not exist yet, as written.
+std::optional<std::string> state_dir_seen_on_disk(const AgentEntry& a, const HostConfig& cfg, const UserDb& users);
 
 // Characters a path may have where it is written into a sudoers rule or a wrapper script.
 bool sudoers_safe_path(std::string_view p);

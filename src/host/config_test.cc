@@ -225,6 +225,48 @@ TEST_F(HostConfigTest, WhatInstallWouldBreak) {
             "host.toml:3:11: no built-in profile \"nope\" (av");
 }
 
+// The agent's state holds every host user's part: where a sandbox could see it, one user's agent
+// would read another's sessions and logins (issue 25, class 12).
+TEST_F(HostConfigTest, StateWhereASandboxSeesItIsRefused) {
+  const std::string example = "state_dir = \"/var/lib/paddock/agents/pi\"";
+  const std::string hint = " (e.g. /var/lib/paddock/agents/pi (the default), which no sandbox sees)";
+  EXPECT_EQ(error_of(with(example, "state_dir = \"/opt/pi-state\"")),
+            "host.toml:5:13: state_dir \"/opt/pi-state\" lies under /opt, which every sandbox can read: one host "
+            "user's agent would read another's state" + hint);
+  EXPECT_EQ(error_of(with(example, "state_dir = \"/usr/local/lib/pi/state\"")),
+            "host.toml:5:13: state_dir \"/usr/local/lib/pi/state\" lies under /usr, which every sandbox can read: one "
+            "host user's agent would read another's state" + hint);
+  EXPECT_EQ(error_of(with(example, "state_dir = \"/home/alice/src/.pi-state\"")),
+            "host.toml:5:13: state_dir \"/home/alice/src/.pi-state\" lies under the project root ~/src of alice "
+            "(host.toml:14:10), which a run there can read: one host user's agent would read another's state" + hint);
+  EXPECT_EQ(error_of(with(example, "state_dir = \"/srv/projects\"")),
+            "host.toml:5:13: state_dir \"/srv/projects\" holds the project root /srv/projects/alice of alice "
+            "(host.toml:14:19), which a run there can read: one host user's agent would read another's state" + hint);
+  std::string hidden = with("binary = \"/usr/local/lib/pi/bin/pi\"", "binary = \"/srv/pi/bin/pi\"\nhide_dir = \"/srv/pi\"");
+  hidden.replace(hidden.find(example), example.size(), "state_dir = \"/srv/pi/state\"");
+  EXPECT_EQ(error_of(hidden), "host.toml:6:13: state_dir \"/srv/pi/state\" lies under /srv/pi, which every run of pi can "
+                              "read (the agent's program): one host user's agent would read another's state" + hint);
+  EXPECT_EQ(error_of(with(example, "state_dir = \"/var/lib/paddock/agents/pi\"")), "ok");
+}
+
+// As it lies on disk: a state_dir that resolves, through a symlink, into a system path.
+TEST(HostStateDir, SeenThroughASymlinkOnDisk) {
+  char tmpl[] = "/tmp/paddock-host-state-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  ASSERT_EQ(::symlink("/usr/share", (dir + "/state").c_str()), 0);
+  AgentEntry a;
+  a.name = "pi";
+  a.state_dir = dir + "/state";
+  HostConfig cfg;
+  FakeUsers users;
+  EXPECT_EQ(state_dir_seen_by(a, cfg, users), std::nullopt);  // as written: under /tmp
+  auto seen = state_dir_seen_on_disk(a, cfg, users);
+  ASSERT_TRUE(seen.has_value());
+  EXPECT_EQ(*seen, "resolves to /usr/share and lies under /usr, which every sandbox can read");
+  ASSERT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
+}
+
 TEST(HostConfigFile, MustBeRootsAndWritableByRootOnly) {
   char tmpl[] = "/tmp/paddock-host-config-XXXXXX";
   ASSERT_NE(::mkdtemp(tmpl), nullptr);

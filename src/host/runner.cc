@@ -251,6 +251,11 @@ Result<Prepared> prepare_runner(const FixedArgs& args, const CallerFacts& facts)
   auto as = assemble(*cfg, args.agent, *user, *db, *real_fs());
   if (!as) return std::move(as).take_error();
   const AgentEntry& agent = *as->agent;
+  // The agent's state holds every host user's part: refused where a sandbox could see it, as it
+  // is now on disk (the config's check saw only what it says).
+  if (auto seen = state_dir_seen_on_disk(agent, *cfg, *db))
+    return make_error("refused: the agent's state directory " + *seen + ": one host user's agent would read another's state",
+                      agent.state_dir, "move it where no sandbox sees it, e.g. /var/lib/paddock/agents/" + agent.name);
   // 3. Where: the kernel's name of the directory sudo left us in, and the directory itself held
   // open from now on, so the one checked is the one mounted.
   sys::UniqueFd cwd_fd(::open(".", O_PATH | O_DIRECTORY | O_CLOEXEC));
@@ -385,6 +390,9 @@ Result<Prepared> prepare_runner(const FixedArgs& args, const CallerFacts& facts)
     src = {std::string(bp->name), "<built-in:" + std::string(bp->name) + ">", std::string(bp->toml)};
   }
   if (auto r = apply_profile(src, b, ctx); !r) return std::move(r).take_error();
+  // Every other host user's part of the agent's state stays hidden, wherever a rule (a profile's,
+  // the system's) would show it; this user's own part is bound over the mask.
+  b.hide(agent.state_dir, "paddock host: the state of " + agent.name + " for every host user (each run sees its own user's only)");
   b.allow(state_home, Access::ReadWrite, {Origin::Kind::Flag, "paddock host: the agent's state for " + user->name});
   b.allow(bin_root, Access::Read, {Origin::Kind::Flag, "paddock host: the agent (" + agent.binary + ")"});
   if (agent.network == "off") b.network(NetMode::Off);

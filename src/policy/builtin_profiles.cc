@@ -15,23 +15,33 @@ extends = "default"
 description = "Claude Code: its settings and sessions in HOME, the Anthropic API"
 
 [filesystem]
-# Settings, credentials, session history and the project list Claude Code keeps in HOME.
-allow_if_exists = ["~/.claude", "~/.claude.json", "~/.config/claude"]
-# Created before the first run, so that the login made inside is kept. ~/.claude/plugins too, so
-# that it is read-only (below) from the first run on: Claude Code 2.1 writes usage counters to
-# plugins/store/ at every start, which the after-run check would otherwise move aside as a plugin
-# change each time (found by tests/agents; Claude Code runs fine with it read-only).
-create = ["~/.claude", "~/.claude/plugins"]
+# ~/.claude read-only: Claude Code runs what it holds on the host later — settings.json (hooks,
+# apiKeyHelper, statusLine), the scripts the settings name (a statusLine script), hooks, plugins,
+# commands, agents, skills, and the local install (~/.claude/local) the `claude` alias starts.
+read_if_exists = ["~/.claude", "~/.config/claude"]
+# Read+write: only what Claude Code writes there itself — session transcripts, shell snapshots,
+# todos, file checkpoints, plans, the .claude.json backups, telemetry it could not send, caches,
+# the prompt history and the login. Each is checked again after the run, with ~/.claude
+# (docs/profiles.md: anything else created or changed there is moved aside).
+allow_if_exists = ["~/.claude/projects", "~/.claude/session-env", "~/.claude/sessions", "~/.claude/shell-snapshots",
+                   "~/.claude/todos", "~/.claude/file-history", "~/.claude/backups", "~/.claude/telemetry",
+                   "~/.claude/statsig", "~/.claude/plans", "~/.claude/debug", "~/.claude/paste-cache",
+                   "~/.claude/image-cache", "~/.claude/tasks", "~/.claude/usage-data", "~/.claude/uploads",
+                   "~/.claude/history.jsonl", "~/.claude/.credentials.json", "~/.claude.json"]
+# Created before the first run, so that they can be granted (a mount needs something to bind) and
+# what Claude Code writes inside, the login included, is kept. ~/.claude/plugins too, so that it
+# exists to be read-only: Claude Code 2.1 writes usage counters to plugins/store/ at every start and
+# runs fine without (found by tests/agents).
+create = ["~/.claude", "~/.claude/plugins", "~/.claude/projects", "~/.claude/session-env", "~/.claude/sessions",
+          "~/.claude/shell-snapshots", "~/.claude/todos", "~/.claude/file-history", "~/.claude/backups",
+          "~/.claude/telemetry", "~/.claude/plans", "~/.claude/debug", "~/.claude/paste-cache",
+          "~/.claude/image-cache", "~/.claude/tasks", "~/.claude/usage-data", "~/.claude/uploads"]
 # ~/.claude.json (onboarding, account and per-project state) must exist before the run to be
 # granted: without it, what Claude Code writes there inside is lost and the next run starts over
-# ("configuration file not found"). An empty JSON object is what Claude Code accepts as new.
-create_files = { "~/.claude.json" = "{}" }
-# What Claude Code runs on the host later, which it never writes itself: settings.json (hooks,
-# apiKeyHelper, statusLine), hook scripts, plugins, and the commands, agents and skills that carry
-# shell lines and hooks. Read-only. ~/.claude.json (MCP servers, trusted projects) must stay
-# writable: its keys that run something are checked after the run and put back (docs/profiles.md).
-read_if_exists = ["~/.claude/settings.json", "~/.claude/hooks", "~/.claude/plugins", "~/.claude/commands",
-                  "~/.claude/agents", "~/.claude/skills"]
+# ("configuration file not found"). An empty JSON object is what Claude Code accepts as new; so are
+# an empty prompt history and an empty login. ~/.claude.json is checked after the run key by key:
+# only the keys Claude Code writes as its own state are kept (docs/profiles.md).
+create_files = { "~/.claude.json" = "{}", "~/.claude/history.jsonl" = "", "~/.claude/.credentials.json" = "{}" }
 
 [network]
 # Only the Anthropic API and login endpoints.
@@ -48,12 +58,21 @@ extends = "default"
 description = "Codex CLI: its settings and sessions in HOME, the OpenAI API"
 
 [filesystem]
-# Settings, login and session history Codex keeps in HOME. Codex writes config.toml itself
-# (project trust, model): its keys that run or trust something (notify, mcp_servers, projects,
-# approval and sandbox settings, ...) are checked after the run, and rules/ too (docs/profiles.md).
+# Settings, login, databases and session history Codex keeps in HOME. The directory itself stays
+# read+write: Codex's SQLite databases keep their journals beside them. After the run, anything
+# in it that is not Codex's data (sessions, logs, databases, login) and was created or changed is
+# moved aside — a .env it would load, skills, prompts — and config.toml, which Codex writes itself
+# (the model, notices), keeps only those keys: any other change (notify, MCP servers, telemetry
+# exporters, project trust, ...) restores the previous file (docs/profiles.md).
 allow_if_exists = ["~/.codex"]
-# Created before the first run, so that the login made inside is kept.
-create = ["~/.codex"]
+# What Codex runs or trusts on the host later and never needs to write inside: the commands its
+# rules allow without asking, skills (scripts), prompts, instructions, its .env. Read-only.
+read_if_exists = ["~/.codex/rules", "~/.codex/policy", "~/.codex/skills", "~/.codex/prompts", "~/.codex/AGENTS.md",
+                  "~/.codex/.env", "~/.codex/hooks.json", "~/.codex/plugins"]
+# Created before the first run, so that the login made inside is kept; skills/ too, so that it is
+# read-only from the first run on: Codex installs its bundled skills there at every start, which
+# the check after the run would otherwise move aside each time (it runs fine without: tests/agents).
+create = ["~/.codex", "~/.codex/skills"]
 
 [network]
 # Only the OpenAI API and login endpoints.
@@ -89,15 +108,20 @@ extends = "default"
 description = "pi: its settings, sessions and logins in ~/.pi, the model providers' APIs"
 
 [filesystem]
-# settings.json, auth.json (provider logins) and sessions. pi writes settings.json and auth.json
-# itself: their keys that run something (packages, extensions, "!command" keys, ...) are checked
-# after the run and put back (docs/profiles.md).
-allow_if_exists = ["~/.pi"]
+# ~/.pi/agent: settings.json, auth.json (provider logins) and sessions. The directory stays
+# read+write (pi locks settings.json and auth.json with lock directories beside them). After the
+# run, anything in it that is not pi's data (sessions, logs, locks) and was created or changed is
+# moved aside, and settings.json and auth.json keep only the keys pi writes itself: packages,
+# extensions, "!command" keys and the rest are put back (docs/profiles.md).
+allow_if_exists = ["~/.pi/agent"]
 # Created before the first run, so that logins made inside are kept.
 create = ["~/.pi/agent"]
-# Code pi loads at start, which it never writes during a session: extensions, installed
-# packages, skills, and models.json ("!command" API keys and headers). Read-only.
-read_if_exists = ["~/.pi/agent/extensions", "~/.pi/agent/git", "~/.pi/agent/skills", "~/.pi/agent/models.json"]
+# Code pi loads at start, which it never writes during a session: extensions, installed packages,
+# skills, models.json ("!command" API keys and headers), the programs it puts first on its
+# commands' PATH (bin/: fd, rg), tools, prompts, themes, and its system prompt files. Read-only.
+read_if_exists = ["~/.pi/agent/extensions", "~/.pi/agent/git", "~/.pi/agent/skills", "~/.pi/agent/models.json",
+                  "~/.pi/agent/bin", "~/.pi/agent/tools", "~/.pi/agent/prompts", "~/.pi/agent/themes",
+                  "~/.pi/agent/SYSTEM.md", "~/.pi/agent/APPEND_SYSTEM.md", "~/.pi/agent/keybindings.json"]
 
 [network]
 # The providers pi talks to out of the box, and their login endpoints. To keep only yours, copy
@@ -120,7 +144,8 @@ extends = "default"
 description = "aider: its caches and history in ~/.aider, the model providers' APIs"
 
 [filesystem]
-# Model metadata caches, analytics id, install record. No code runs from here.
+# Model metadata caches, analytics id, install record. After the run, anything else created or
+# changed in ~/.aider (its oauth-keys.env, loaded into aider's environment at start) is moved aside.
 allow_if_exists = ["~/.aider"]
 create = ["~/.aider"]
 # The user's aider settings; read-only, so a run cannot change what the next one does.
@@ -147,7 +172,8 @@ description = "Gemini CLI: its login and chat checkpoints in ~/.gemini, the Gemi
 [filesystem]
 # settings.json (MCP servers, hooks), extensions and commands run on the host later: read-only.
 read_if_exists = ["~/.gemini"]
-# Login tokens it refreshes, and its per-project chat history and checkpoints.
+# Login tokens it refreshes, and its per-project chat history and checkpoints: its data, and
+# nothing else (checked again after the run).
 allow_if_exists = ["~/.gemini/oauth_creds.json", "~/.gemini/google_accounts.json", "~/.gemini/tmp"]
 
 [network]
@@ -164,7 +190,8 @@ extends = "default"
 description = "opencode: its logins and sessions in ~/.local/share/opencode, the model providers' APIs"
 
 [filesystem]
-# auth.json (provider logins), sessions and snapshots.
+# auth.json (provider logins), sessions and snapshots. After the run, anything else created or
+# changed in them is moved aside.
 allow_if_exists = ["~/.local/share/opencode", "~/.local/state/opencode"]
 # Created before the first run, so that logins made inside are kept.
 create = ["~/.local/share/opencode"]
@@ -191,7 +218,7 @@ extends = "default"
 description = "goose: its sessions and logs, the model providers' APIs"
 
 [filesystem]
-# Sessions and logs.
+# Sessions and logs. After the run, anything else created or changed in them is moved aside.
 allow_if_exists = ["~/.local/share/goose", "~/.local/state/goose"]
 create = ["~/.local/share/goose"]
 # config.yaml names extensions: commands the host runs later. Read-only.

@@ -25,6 +25,7 @@ TEST(AgentProfile, ClaudeReachesItsLoginPlatform) {
 }  // namespace
 }  // namespace paddock
 
+#include <algorithm>
 #include <memory>
 
 #include "paddock/profile.h"
@@ -42,16 +43,18 @@ struct Grant {
 // the network is filtered, and nothing else in HOME becomes visible.
 TEST(AgentProfile, EveryPathResolvesWithItsAccess) {
   const std::vector<std::pair<const char*, std::vector<Grant>>> table = {
-      // What the agent runs on the host later and never writes itself is read-only inside its
-      // read-write state directory (issue 12, class 4).
-      {"claude", {{"/home/u/.claude", Access::ReadWrite}, {"/home/u/.claude.json", Access::ReadWrite},
-                  {"/home/u/.claude/settings.json", Access::Read}, {"/home/u/.claude/hooks", Access::Read},
-                  {"/home/u/.claude/plugins", Access::Read}, {"/home/u/.claude/commands", Access::Read},
-                  {"/home/u/.claude/agents", Access::Read}, {"/home/u/.claude/skills", Access::Read}}},
-      {"codex", {{"/home/u/.codex", Access::ReadWrite}}},
-      {"pi", {{"/home/u/.pi", Access::ReadWrite}, {"/home/u/.pi/agent/extensions", Access::Read},
+      // Inverted (issue 25, class 7): the agent's directory read-only, only what it writes itself
+      // read-write; what runs on the host later and lies in a directory that must stay writable is
+      // read-only inside it.
+      {"claude", {{"/home/u/.claude", Access::Read}, {"/home/u/.claude.json", Access::ReadWrite},
+                  {"/home/u/.claude/projects", Access::ReadWrite}, {"/home/u/.claude/shell-snapshots", Access::ReadWrite},
+                  {"/home/u/.claude/history.jsonl", Access::ReadWrite},
+                  {"/home/u/.claude/.credentials.json", Access::ReadWrite}}},
+      {"codex", {{"/home/u/.codex", Access::ReadWrite}, {"/home/u/.codex/rules", Access::Read},
+                 {"/home/u/.codex/skills", Access::Read}, {"/home/u/.codex/.env", Access::Read}}},
+      {"pi", {{"/home/u/.pi/agent", Access::ReadWrite}, {"/home/u/.pi/agent/extensions", Access::Read},
               {"/home/u/.pi/agent/git", Access::Read}, {"/home/u/.pi/agent/skills", Access::Read},
-              {"/home/u/.pi/agent/models.json", Access::Read}}},
+              {"/home/u/.pi/agent/models.json", Access::Read}, {"/home/u/.pi/agent/bin", Access::Read}}},
       {"aider", {{"/home/u/.aider", Access::ReadWrite}, {"/home/u/.aider.conf.yml", Access::Read}}},
       {"gemini", {{"/home/u/.gemini", Access::Read}, {"/home/u/.gemini/tmp", Access::ReadWrite},
                   {"/home/u/.gemini/oauth_creds.json", Access::ReadWrite}}},
@@ -65,7 +68,8 @@ TEST(AgentProfile, EveryPathResolvesWithItsAccess) {
     fs->dir("/usr/bin").dir("/etc").dir("/home/u/proj").dir("/home/u/.ssh");
     for (const auto& g : grants) {
       std::string p = g.path;
-      if (p.find(".json") != std::string::npos || p.find(".yml") != std::string::npos) fs->file(p);
+      if (p.find(".json") != std::string::npos || p.find(".yml") != std::string::npos || p.find(".env") != std::string::npos)
+        fs->file(p);
       else fs->dir(p);
     }
     HostContext ctx;
@@ -91,10 +95,11 @@ TEST(AgentProfile, EveryPathResolvesWithItsAccess) {
   }
 }
 
-// Claude Code writes usage counters to ~/.claude/plugins/store/ at every start: the profile creates
-// ~/.claude/plugins before the first run so that it is read-only from then on, instead of being
-// moved aside after each run as a plugin change (found by tests/agents).
-TEST(AgentProfile, ClaudeCreatesItsPluginsDirectorySoItIsReadOnlyFromTheFirstRun) {
+// The claude profile creates ~/.claude and what Claude Code writes in it before the first run:
+// a mount needs something to bind, so each is read+write inside a read-only ~/.claude from the
+// first run on. ~/.claude/plugins too, so that it is read-only from then on (Claude Code writes
+// usage counters to plugins/store/ at every start and runs fine without; found by tests/agents).
+TEST(AgentProfile, ClaudeCreatesWhatItWritesSoThatItCanBeGranted) {
   auto fs = std::make_shared<FakeFs>();
   fs->dir("/usr/bin").dir("/etc").dir("/home/u/proj");
   HostContext ctx;
@@ -108,7 +113,13 @@ TEST(AgentProfile, ClaudeCreatesItsPluginsDirectorySoItIsReadOnlyFromTheFirstRun
   ASSERT_TRUE(apply_profile(*src, b, ctx).ok());
   std::vector<std::string> created;
   for (const auto& d : b.dirs_to_create()) created.push_back(d.path);
-  EXPECT_EQ(created, (std::vector<std::string>{"/home/u/.claude", "/home/u/.claude/plugins"}));
+  for (const char* d : {"/home/u/.claude", "/home/u/.claude/plugins", "/home/u/.claude/projects",
+                        "/home/u/.claude/shell-snapshots", "/home/u/.claude/file-history", "/home/u/.claude/todos"})
+    EXPECT_NE(std::find(created.begin(), created.end(), d), created.end()) << d;
+  std::vector<std::string> files;
+  for (const auto& f : b.files_to_create()) files.push_back(f.path);
+  EXPECT_EQ(files, (std::vector<std::string>{"/home/u/.claude.json", "/home/u/.claude/.credentials.json",
+                                             "/home/u/.claude/history.jsonl"}));
 }
 
 }  // namespace

@@ -15,15 +15,10 @@
 #include "policy/protected_paths.h"
 #include "policy/sensitive_paths.h"
 #include "policy/state_paths.h"
+#include "policy/system_paths.h"
 
 namespace paddock {
 namespace {
-
-// The host system, read-only. Each entry may be absent (skipped with a note) and may be a
-// symlink (merged /usr: /bin -> usr/bin), which the engine recreates instead of binding.
-constexpr const char* kSystemPaths[] = {
-    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix/store",
-};
 
 const char* const kBuiltInDetail = "system default (read-only)";
 
@@ -238,6 +233,12 @@ PolicyBuilder& PolicyBuilder::cwd_is_jail_workspace(bool on) {
   return *this;
 }
 
+PolicyBuilder& PolicyBuilder::hide(std::string_view p, std::string_view reason) {
+  if (p.empty() || p[0] != '/') return fail(make_error("a hidden directory must be an absolute path", std::string(p)));
+  hidden_.emplace_back(path::normalize(p), std::string(reason));
+  return *this;
+}
+
 PolicyBuilder& PolicyBuilder::command_setup(CommandSetup setup) {
   command_setup_ = std::move(setup);  // a profile's own [command] replaces the one it extends
   return *this;
@@ -383,8 +384,10 @@ Result<Policy> PolicyBuilder::build() const {
   // 1. The system, read-only.
   if (system_defaults_) {
     std::vector<std::string> symlink_targets;
-    for (const char* sys : kSystemPaths) {
-      std::string s(sys);
+    // The host system, read-only (policy/system_paths.h). Each entry may be absent (skipped with
+    // a note) and may be a symlink (merged /usr: /bin -> usr/bin), which the engine recreates
+    // instead of binding.
+    for (const std::string& s : system_paths()) {
       const FsView::Kind kind = fs.kind(s);
       if (kind == FsView::Kind::Missing) {
         p.notes.push_back("system path " + s + " is absent on this host; skipped");
@@ -610,6 +613,19 @@ Result<Policy> PolicyBuilder::build() const {
     }
   }
 
+  // What the caller hides (hide()): masked wherever a rule shows it, as written and as resolved.
+  for (const auto& [given, reason] : hidden_) {
+    std::vector<std::string> forms{given};
+    if (auto real = fs.canonical(given); real && *real != given) forms.push_back(*real);
+    for (const std::string& form : forms) {
+      if (path::is_at_or_under(p.cwd, form))
+        return make_error("the current directory is inside " + form + ", " + reason, p.cwd);
+      const Resolved* r = visible_through(rules, p.home, form);
+      if (r == nullptr || !seen.insert(form).second) continue;
+      p.denied.push_back({form, reason});
+    }
+  }
+
   // The default cwd must not be a sensitive path reached through a symlink either.
   if (cwd_default && !cwd_explicit_) {
     for (const auto& d : p.denied) {
@@ -629,8 +645,9 @@ Result<Policy> PolicyBuilder::build() const {
     const Resolved* r = visible_through(rules, p.home, cand);
     if (r == nullptr || !grants(r->rule.access, Access::Write)) continue;
     if (named_explicitly(rules, cand, given_cand)) continue;
+    // Hidden, unless the rule that shows it lies inside the mask (bound over it).
     bool hidden = std::any_of(p.denied.begin(), p.denied.end(), [&](const DeniedPath& d) {
-      return path::is_at_or_under(cand, d.path);
+      return path::is_at_or_under(cand, d.path) && !path::is_strictly_under(r->rule.path, d.path);
     });
     if (hidden) continue;
     if (!seen.insert(cand).second) continue;

@@ -108,15 +108,16 @@ TEST_F(ProfileTest, ClaudeSkipsMissingStateAndFiltersNetwork) {
   ASSERT_NE(codex->find_rule("/home/u/.codex"), nullptr);
   EXPECT_EQ(codex->find_rule("/home/u/.codex")->access, Access::ReadWrite);
   EXPECT_EQ(codex->find_rule("/home/u/.codex")->origin.kind, Origin::Kind::Profile);
-  EXPECT_EQ(codex->find_rule("/home/u/.codex")->origin.detail, "<built-in:codex>:9:20");
+  EXPECT_EQ(codex->find_rule("/home/u/.codex")->origin.detail, "<built-in:codex>:12:20");
 }
 
 TEST_F(ProfileTest, PiGetsItsStateAndTheProviderApisOnly) {
   fs_->dir("/home/u/.pi/agent");
   auto p = policy_of("pi");
   ASSERT_TRUE(p.ok()) << shown(p.error());
-  ASSERT_NE(p->find_rule("/home/u/.pi"), nullptr);
-  EXPECT_EQ(p->find_rule("/home/u/.pi")->access, Access::ReadWrite);
+  ASSERT_NE(p->find_rule("/home/u/.pi/agent"), nullptr);
+  EXPECT_EQ(p->find_rule("/home/u/.pi/agent")->access, Access::ReadWrite);
+  EXPECT_EQ(p->find_rule("/home/u/.pi"), nullptr);  // its directory only: nothing else of ~/.pi
   EXPECT_EQ(p->network.mode, NetMode::Filtered);
   const auto& allow = p->network.allow_domains;
   for (const char* d : {"api.anthropic.com", "api.openai.com", "generativelanguage.googleapis.com"})

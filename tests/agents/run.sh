@@ -250,7 +250,7 @@ EOF
     else
       for n in "" 2 3; do
         echo "---- [$agent] run ${n:-1}: paddock stderr (last 40 lines):"; tail -n 40 "$work/stderr$n"
-        echo "---- [$agent] run ${n:-1}: stdout (last 20 lines):"; tail -n 20 "$work/stdout$n" 2>/dev/null
+        echo "---- [$agent] run ${n:-1}: stdout (last 20 lines):"; tail -n 20 "$work/stdout$n" 2>/dev/null || true
       done
       [ ! -s "$logs/unknown_routes.jsonl" ] || { echo "---- [$agent] unknown routes:"; sort -u "$logs/unknown_routes.jsonl" | head; }
       echo "---- [$agent] kept for debugging: $work"

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "helpers/test_util.h"
+#include "sys/remove_tree.h"
 
 namespace ktest {
 namespace {
@@ -150,6 +151,30 @@ TEST(Fallback, CommandCannotKillItsInit) {
 }
 
 // --- item 4: the host's /dev/shm ----------------------------------------------------------------
+
+// The fallback's private HOME and /tmp (/tmp/paddock-XXXXXX on the host) go with the run, however
+// the command left them (issue 25): a directory it made unusable (chmod 000) and a tree deeper
+// than PATH_MAX and than the descriptor limit included.
+TEST(Fallback, PrivateDirectoriesAreRemovedWhateverTheCommandLeft) {
+  REQUIRE_FALLBACK();
+  World w;
+  const std::string script =
+      "echo \"DIR=$HOME\"; mkdir -p \"$HOME/a/b\" \"$TMPDIR/c\" && echo x > \"$HOME/a/b/f\" && "
+      "chmod 000 \"$HOME/a/b\" \"$HOME/a\" \"$TMPDIR/c\"; "
+      "mkdir \"$TMPDIR/deep\" && /usr/bin/python3 -c 'import os\nos.chdir(os.environ[\"TMPDIR\"] + \"/deep\")\n"
+      "for i in range(3000): os.mkdir(\"d\"); os.chdir(\"d\")\nprint(\"DEPTH=3000\")' && chmod 000 \"$TMPDIR/deep\"";
+  if (!exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3 to build the deep tree with";
+  auto p = w.paddock({"run", "--", "/bin/sh", "-c", script}, fallback_opts(w));
+  ASSERT_EQ(p.code, 0) << describe(p);
+  ASSERT_TRUE(contains(p.out, "DEPTH=3000")) << describe(p);
+  const auto at = p.out.find("DIR=");
+  ASSERT_NE(at, std::string::npos) << describe(p);
+  const std::string home = p.out.substr(at + 4, p.out.find('\n', at) - at - 4);
+  const std::string dir = home.substr(0, home.rfind('/'));
+  ASSERT_EQ(dir.rfind("/tmp/paddock-", 0), 0u) << "not the fallback's private directory: " << dir;
+  EXPECT_FALSE(exists(dir)) << dir << " survived the run";
+  if (exists(dir)) (void)paddock::sys::remove_tree(dir);
+}
 
 TEST(Fallback, HostDevShmIsOutOfReach) {
   REQUIRE_FALLBACK();

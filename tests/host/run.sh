@@ -97,6 +97,11 @@ cat "$HOME/.pi-test/agent/settings.json"
 ls "$HOME/.pi-test/agent" | tr '\n' ' '; echo
 env | grep '^PDKH_' | sort
 n=0; for a in "$@"; do n=$((n+1)); echo "arg$n=[$a]"; done
+# Other host users' parts of the agent's state, beside this user's own (HOME): none may show.
+for d in "$HOME"/../*/; do
+  u=$(basename "$d"); [ "$u" = "$(basename "$HOME")" ] && continue
+  if ls -A "$d" >/dev/null 2>&1; then echo "PEEKED $u"; fi
+done
 EOF
 chmod 755 "$T/agent/bin/fake-agent"
 printf 'PDKH_FILE_WINS=from-env-file\n' > "$T/pdkh.env"
@@ -245,6 +250,63 @@ out=$("$P" host check --config "$T/host.toml" 2>&1) && fail "check passed with b
 contains "check: a host user in the agent group is reported" "FAIL agent $agent: pdkh-bob is in the agent group" "$out"
 gpasswd -d pdkh-bob "$agent-agent" >/dev/null
 out=$("$P" host check --config "$T/host.toml" 2>&1) && pass "check passes again once repaired" || { fail "check after repair"; echo "$out"; }
+
+echo "== the agent's state: each user's part, and who owns it"
+agent_gid=$(getent group "$agent-agent" | cut -d: -f3)
+bob_uid=$(id -u pdkh-bob)
+expect "state_dir/users is root's and the agent group's, 0750" "0:$agent_gid 750" "$(stat -c '%u:%g %a' "$T/state/$agent/users")"
+expect "users/pdkh-alice is the agent's, 0700" "$agent_uid:$agent_gid 700" "$(stat -c '%u:%g %a' "$T/state/$agent/users/pdkh-alice")"
+expect "users/pdkh-bob is the agent's, 0700" "$agent_uid:$agent_gid 700" "$(stat -c '%u:%g %a' "$T/state/$agent/users/pdkh-bob")"
+lacks "a run sees no other user's part of the state" "PEEKED" "$(as pdkh-alice /home/pdkh-alice/src/proj "$cmd" 2>&1)"
+# Owned by someone else, a part could hold what the agent then follows with its rights: refused.
+chown pdkh-alice "$T/state/$agent/users/pdkh-alice"
+out=$(as pdkh-alice /home/pdkh-alice/src/proj "$cmd" 2>&1) && fail "ran with users/pdkh-alice owned by alice" || true
+contains "a user's part owned by another is refused" "$T/state/$agent/users/pdkh-alice" "$out"
+contains "  ... saying whose it should be" "has the wrong owner (uid $alice_uid, expected $agent_uid)" "$out"
+out=$("$P" host check --config "$T/host.toml" 2>&1) && fail "check passed with users/pdkh-alice owned by alice" || true
+contains "check: a user's part of another owner is reported" "FAIL agent $agent: $T/state/$agent/users/pdkh-alice should be a directory of $agent-agent" "$out"
+chown "$agent-agent" "$T/state/$agent/users/pdkh-alice"
+chown pdkh-bob "$T/state/$agent/users"
+out=$(as pdkh-alice /home/pdkh-alice/src/proj "$cmd" 2>&1) && fail "ran with users/ owned by bob" || true
+contains "users/ owned by another is refused" "has the wrong owner (uid $bob_uid, expected 0)" "$out"
+out=$("$P" host check --config "$T/host.toml" 2>&1) && fail "check passed with users/ owned by bob" || true
+contains "check: users/ of another owner is reported" "FAIL agent $agent: $T/state/$agent/users should be a directory root:$agent-agent 0750" "$out"
+chown root "$T/state/$agent/users"
+
+echo "== managed env files: root's, writable by root only"
+for change in "chmod 0666" "chown pdkh-alice" "chgrp pdkh-alice:chmod 0664"; do
+  IFS=: read -r c1 c2 <<<"$change"
+  $c1 "$T/pdkh.env"; [ -n "$c2" ] && $c2 "$T/pdkh.env"
+  out=$(as pdkh-alice /home/pdkh-alice/src/proj "$cmd" 2>&1) && fail "ran with the env file after $change" || true
+  contains "an env file after '$change' is refused" "(env_files entry at $T/host.toml:" "$out"
+  out=$("$P" host check --config "$T/host.toml" 2>&1) && fail "check passed with the env file after $change" || true
+  contains "check: the env file after '$change' is reported" "FAIL agent $agent: managed env file $T/pdkh.env" "$out"
+  chown root:root "$T/pdkh.env"; chmod 0644 "$T/pdkh.env"
+done
+case "$(as pdkh-alice /home/pdkh-alice/src/proj "$cmd" 2>&1)" in *PDKH_FILE_WINS=from-env-file*) pass "runs again once repaired" ;; *) fail "runs again once repaired" ;; esac
+
+echo "== the agent's state where a sandbox can see it"
+# Under /opt (read-only in every sandbox) one user's agent would read another's state: refused.
+sed "s|^state_dir = .*|state_dir = \"/opt/paddock-host-test/$agent\"|" "$T/host.toml" > "$L/host-opt.toml"
+chmod 644 "$L/host-opt.toml"
+out=$("$P" host install --dry-run --config "$L/host-opt.toml" 2>&1) && fail "install accepted a state_dir under /opt" || true
+contains "a state_dir under /opt is refused, with where" "host-opt.toml:10:13: state_dir \"/opt/paddock-host-test/$agent\" lies under /opt, which every sandbox can read" "$out"
+[ ! -e /opt/paddock-host-test ] && pass "nothing made under /opt" || fail "something made under /opt"
+sed "s|^state_dir = .*|state_dir = \"/home/pdkh-alice/src/agent-state\"|" "$T/host.toml" > "$L/host-root.toml"
+chmod 644 "$L/host-root.toml"
+out=$("$P" host install --dry-run --config "$L/host-root.toml" 2>&1) && fail "install accepted a state_dir in a project root" || true
+contains "a state_dir in a user's project root is refused" "lies under the project root ~/src of pdkh-alice" "$out"
+# A profile that shows the whole state (here: read-only, as /opt would): every run still sees its
+# own user's part only, masked around it. Bob's part exists (his run above); alice's agent looks.
+printf 'extends = "default"\n[filesystem]\nread = ["%s"]\n' "$T/state" > "$L/peek.toml"
+chmod 644 "$L/peek.toml"
+cp "$T/host.toml" "$L/host.toml.orig"
+sed -i "s|^profile = \"default\"|profile = \"$L/peek.toml\"|" "$T/host.toml"
+out=$(as pdkh-alice /home/pdkh-alice/src/proj "$cmd" 2>&1) || fail "alice's run under the profile that shows the state exited $?"
+contains "  (the run worked: its own HOME)" "home=$T/state/$agent/users/pdkh-alice" "$out"
+lacks "another user's part stays hidden when a profile shows the state" "PEEKED pdkh-bob" "$out"
+cp "$L/host.toml.orig" "$T/host.toml"
+chmod 644 "$T/host.toml"
 
 echo "== explain"
 out=$(as pdkh-alice /home/pdkh-alice/src/proj "$P" host explain --config "$T/host.toml" 2>&1) || fail "explain exited $?"

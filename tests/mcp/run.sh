@@ -18,7 +18,7 @@ if [ ! -d "$here/node_modules/@modelcontextprotocol/sdk" ]; then
   exit 1
 fi
 files=("$@")
-if [ ${#files[@]} -eq 0 ]; then files=(sdk_stdio.test.mjs sdk_http.test.mjs); fi
+if [ ${#files[@]} -eq 0 ]; then files=(sdk_stdio.test.mjs sdk_http.test.mjs sdk_sessions.test.mjs); fi
 
 bindir=$(mktemp -d /tmp/paddock-mcptest.XXXXXX)
 trap 'rm -rf "$bindir"' EXIT
