@@ -43,7 +43,7 @@ std::set<std::string> true_names(const SealedGit& git, int scratch_fd, const std
         if (a != std::string::npos) out.insert(l.substr(a + 1, b == std::string::npos ? b : b - a - 1));
       }
   }
-  for (const std::string f : {pack, "check-" + hash[0] + ".idx", std::string("true.idx")}) unlinkat(scratch_fd, f.c_str(), 0);
+  for (const std::string& f : {pack, "check-" + hash[0] + ".idx", std::string("true.idx")}) unlinkat(scratch_fd, f.c_str(), 0);
   return out;
 }
 
