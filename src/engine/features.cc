@@ -43,14 +43,14 @@ bool write_str(const char* path, const char* s) {
 }
 
 // Exit codes of the throwaway userns child.
-enum ProbeCode { kOk = 0, kMapFailed = 10, kMountFailed = 11, kProcFailed = 12 };
+enum ProbeCode { kOk = 0, kMapFailed = 10, kMountFailed = 11, kProcFailed = 12, kHostnameFailed = 13 };
 
 void probe_userns(Features& f) {
   unsigned uid = getuid(), gid = getgid();
   char umap[64], gmap[64];
   std::snprintf(umap, sizeof(umap), "%u %u 1\n", uid, uid);
   std::snprintf(gmap, sizeof(gmap), "%u %u 1\n", gid, gid);
-  long pid = syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | SIGCHLD, nullptr, nullptr, nullptr,
+  long pid = syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS | SIGCHLD, nullptr, nullptr, nullptr,
                      nullptr);
   if (pid < 0) {
     f.user_namespaces = false;
@@ -65,6 +65,9 @@ void probe_userns(Features& f) {
     // Throwaway child: async-signal-safe calls only.
     write_str("/proc/self/setgroups", "deny");
     if (!write_str("/proc/self/uid_map", umap) || !write_str("/proc/self/gid_map", gmap)) _exit(kMapFailed);
+    // The sandbox names its own UTS namespace; a container's seccomp profile may refuse that
+    // even inside a user namespace (podman's default: sethostname needs CAP_SYS_ADMIN outside).
+    if (sethostname("paddock", 7) < 0) _exit(kHostnameFailed);
     if (mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) < 0) _exit(kMountFailed);
     if (mount("tmpfs", "/tmp", "tmpfs", 0, "size=4k") < 0) _exit(kMountFailed);
     // pid 1 of the new namespace: a fresh procfs must be mountable.
@@ -89,6 +92,11 @@ void probe_userns(Features& f) {
       if (read_small("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1")
         f.userns_detail += "; kernel.apparmor_restrict_unprivileged_userns=1";
       f.userns_detail += ")";
+      break;
+    case kHostnameFailed:
+      f.user_namespaces = false;
+      f.userns_detail = "user namespace created but sethostname is refused (a container's seccomp profile; "
+                        "docs/scale.md#containers)";
       break;
     case kProcFailed: f.userns_detail = "a fresh /proc cannot be mounted (procfs is partly hidden, as in some containers)"; break;
     default: f.userns_detail = "probe child failed"; break;

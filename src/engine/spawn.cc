@@ -124,7 +124,8 @@ bool is_namespace_failure(const ChildMessage& m) {
   if (m.type != ChildMessage::SetupError) return false;
   std::string step = m.step;
   bool early = step == "uid map" || step == "gid map" || step == "setgroups" || step == "make mounts private" ||
-               step == "mount scratch tmpfs" || step == "mount proc";
+               step == "mount scratch tmpfs" || step == "mount proc" ||
+               step == "sethostname";  // a container's seccomp profile (docs/scale.md#containers)
   return early && (m.err == EPERM || m.err == EACCES);
 }
 
