@@ -84,9 +84,12 @@ Result<TokenSet> parse_token_file(std::string_view text, const std::string& sour
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     ++lineno;
     pos = end + 1;
-    if (auto hash = line.find('#'); hash != std::string_view::npos) {
-      // A comment starts a line or follows a blank: tokens may contain '#'.
-      if (hash == 0 || line[hash - 1] == ' ' || line[hash - 1] == '\t') line = line.substr(0, hash);
+    // A comment starts a line or follows a blank: tokens may contain '#'.
+    for (std::size_t hash = line.find('#'); hash != std::string_view::npos; hash = line.find('#', hash + 1)) {
+      if (hash == 0 || line[hash - 1] == ' ' || line[hash - 1] == '\t') {
+        line = line.substr(0, hash);
+        break;
+      }
     }
     auto words = split_words(line);
     if (!words.empty()) lines.emplace_back(lineno, std::move(words));
