@@ -125,7 +125,10 @@ bool is_namespace_failure(const ChildMessage& m) {
   std::string step = m.step;
   bool early = step == "uid map" || step == "gid map" || step == "setgroups" || step == "make mounts private" ||
                step == "mount scratch tmpfs" || step == "mount proc" ||
-               step == "sethostname";  // a container's seccomp profile (docs/scale.md#containers)
+               // What a container's seccomp profile refuses inside a user namespace (the same
+               // calls features.cc's probe tries; docs/scale.md#containers).
+               step == "sethostname" || step == "mount_setattr" || step == "pivot_root" ||
+               step == "detach host root" || step == "cgroup namespace";
   return early && (m.err == EPERM || m.err == EACCES);
 }
 

@@ -38,23 +38,26 @@ P=(podman "${rt[@]}")
 
 image=$(PODMAN="${P[*]}" "$root/packaging/container/build-image.sh" "$paddock_bin") ||
   skip "could not build the image (see above)"
-if ! out=$("${P[@]}" run --rm --network none "${limits[@]}" "$image" /bin/true 2>&1); then
+if ! out=$("${P[@]}" run --rm --network none "${limits[@]}" --entrypoint /bin/true "$image" 2>&1); then
   skip "podman cannot start a container here: $out"
 fi
 
 # The podman options of each profile (the shipped settings unmask /proc: see docs/scale.md).
+# without-NAME: the shipped profile made without that one addition (make-profile.py --without).
 profile_opts() {
   case "$1" in
     podman-default) ;;
     moby-default) echo "--security-opt seccomp=$moby" ;;
     shipped) echo "--security-opt seccomp=$shipped --security-opt unmask=/proc/*" ;;
+    without-*) echo "--security-opt seccomp=$without_dir/$1.json --security-opt unmask=/proc/*" ;;
   esac
 }
 
-# run_profile WHO PROFILE PODMAN... : runs inside.sh and checks what it prints.
+# run_profile WHO PROFILE EXPECT PODMAN... : runs inside.sh and checks what it prints. EXPECT:
+# namespaces, fallback, or measured (whatever doctor says, run and mcp must do and say the same).
 run_profile() {
-  local who=$1 prof=$2
-  shift 2
+  local who=$1 prof=$2 expect=$3
+  shift 3
   local -a pod=("$@")
   if [ "$prof" = moby-default ] && [ ! -s "$moby" ]; then
     echo "skip - $who/$prof: $moby missing (scripts/test-setup.d/fleet.sh extracts it)"
@@ -63,61 +66,67 @@ run_profile() {
   local out
   # shellcheck disable=SC2086
   out=$("${pod[@]}" run --rm --network none "${limits[@]}" $(profile_opts "$prof") \
-          -v "$here/inside.sh:/inside.sh:ro" "$image" /bin/bash /inside.sh 2>&1) || true
-  local verdict userns run_rc written mcp_answer
+          -v "$here/inside.sh:/inside.sh:ro" --entrypoint /bin/bash "$image" /inside.sh 2>&1) || true
+  local verdict userns run_rc written mcp_answer mcp_error
   verdict=$(sed -n 's/^verdict=//p' <<<"$out")
   userns=$(sed -n 's/^userns=//p' <<<"$out")
   run_rc=$(sed -n 's/^run_rc=//p' <<<"$out")
   written=$(sed -n 's/^written=//p' <<<"$out")
   mcp_answer=$(sed -n 's/^mcp_answer=//p' <<<"$out")
+  mcp_error=$(sed -n 's/^mcp_error=//p' <<<"$out")
   echo "     $who/$prof: doctor: $verdict (user namespaces: $userns)"
   local runout=${out#*----- run.out}
   runout=${runout%%----- run.err*}
   local runerr=${out#*----- run.err}
-  runerr=${runerr%%----- mcp.err*}
+  runerr=${runerr%%----- req.err*}
+  local required
+  required=$(sed -n 's/^required_rc=//p' <<<"$out")
   check "$who/$prof: paddock run ran the command" "$([[ $runout == *inside-ok* ]] && echo 1 || echo 0)" "$out"
   check "$who/$prof: the project was written" "$([ "$written" = written ] && echo 1 || echo 0)" "rc $run_rc"
   check "$who/$prof: a secret in HOME stayed unreadable" "$([[ $out != *s3cret-in-home* ]] && echo 1 || echo 0)" "$runout"
-  check "$who/$prof: paddock mcp answered 42" "$([ "$mcp_answer" = '"stdout":"42\n"' ] && echo 1 || echo 0)" "$mcp_answer ${out#*----- mcp.err}"
-  local announced=0
+  local announced=0 isolated=0 doctor_ns=0
   [[ $runerr == *"user namespaces unavailable"* ]] && announced=1
-  case "$prof" in
-    shipped)
-      check "$who/$prof: doctor says namespaces" "$([[ $verdict == namespaces+* ]] && echo 1 || echo 0)" "$verdict / $userns"
-      check "$who/$prof: run used them (own /proc, no fallback notice)" \
-        "$([ $announced = 0 ] && [[ $runout =~ procs=[1-4]$'\n' || $runout =~ procs=[1-4]$ ]] && echo 1 || echo 0)" "$runout $runerr" ;;
-    *)
-      # Measured, not assumed: whatever doctor says, run must do and say the same.
-      if [[ $verdict == namespaces+* ]]; then
-        check "$who/$prof: doctor says namespaces and run used them" "$([ $announced = 0 ] && echo 1 || echo 0)" "$runerr"
-      else
-        check "$who/$prof: doctor says fallback and run announced it" "$([ $announced = 1 ] && echo 1 || echo 0)" "$runerr"
-      fi ;;
-  esac
+  [[ $runout == *seen=paddock@paddock* ]] && isolated=1
+  [[ $verdict == namespaces+* ]] && doctor_ns=1
+  if [ "$expect" = namespaces ]; then
+    check "$who/$prof: doctor says namespaces" "$doctor_ns" "$verdict / $userns"
+  elif [ "$expect" = fallback ]; then
+    check "$who/$prof: doctor says fallback" "$([ $doctor_ns = 0 ] && echo 1 || echo 0)" "$verdict / $userns"
+  fi
+  # Measured, not assumed: run does and says what doctor said.
+  if [ $doctor_ns = 1 ]; then
+    check "$who/$prof: run used namespaces (paddock's pid 1 and hostname, no fallback notice)" \
+      "$([ $announced = 0 ] && [ $isolated = 1 ] && echo 1 || echo 0)" "$runout $runerr"
+    check "$who/$prof: run --require-namespaces ran" "$([ "$required" = "0 required_ran=required-ran" ] && echo 1 || echo 0)" "$required"
+    check "$who/$prof: paddock mcp answered 42" "$([ "$mcp_answer" = '"stdout":"42\n"' ] && echo 1 || echo 0)" \
+      "$mcp_answer ${out#*----- mcp.err}"
+  else
+    check "$who/$prof: run fell back and announced it" "$([ $announced = 1 ] && [ $isolated = 0 ] && echo 1 || echo 0)" \
+      "$runout $runerr"
+    check "$who/$prof: run --require-namespaces refused" \
+      "$([[ $required != 0* && $required == *"required_ran=" &&
+            ( $out == *"refusing to run without user namespaces"* || $out == *"sandbox setup failed"* ) ]] && echo 1 || echo 0)" "$required"
+    # paddock mcp's workspaces are mounts: without namespaces every call is refused, saying why.
+    check "$who/$prof: paddock mcp refused the call, saying it needs user namespaces" \
+      "$([[ $mcp_error == *"need user namespaces"* ]] && echo 1 || echo 0)" "$mcp_answer $mcp_error"
+  fi
 }
 
-for prof in podman-default moby-default shipped; do run_profile rootful "$prof" "${P[@]}"; done
+for prof in podman-default moby-default; do run_profile rootful "$prof" measured "${P[@]}"; done
+run_profile rootful shipped namespaces "${P[@]}"
 
-# The shipped profile is exactly moby's default plus its additions, and each addition is needed.
+# The shipped profile is exactly moby's default plus its additions, and each addition is needed:
+# made without it (the base's own rule for that call stays), paddock falls back, announced.
+without_dir=$(mktemp -d)
+trap 'rm -rf "$without_dir"' EXIT
 if [ -s "$moby" ]; then
   regenerated=$(python3 "$root/packaging/container/seccomp/make-profile.py" "$moby")
   check "shipped profile = make-profile.py over moby's default" \
     "$([ "$regenerated" = "$(cat "$shipped")" ] && echo 1 || echo 0)" "regenerate: packaging/container/seccomp/make-profile.py $moby > $shipped"
-  tmpd=$(mktemp -d)
   for name in $(python3 -c "import json,sys; print(' '.join(json.load(open(sys.argv[1]))['syscalls'][-1]['names']))" "$shipped"); do
-    python3 - "$shipped" "$name" > "$tmpd/without.json" <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1]))
-p["syscalls"][-1]["names"].remove(sys.argv[2])
-json.dump(p, sys.stdout)
-PY
-    v=$("${P[@]}" run --rm --network none "${limits[@]}" --security-opt "seccomp=$tmpd/without.json" \
-          --security-opt 'unmask=/proc/*' "$image" /usr/local/bin/paddock doctor 2>&1 |
-        sed -n 's/^`paddock run` will use: //p')
-    check "without $name the shipped profile no longer gives namespaces" \
-      "$([[ $v != namespaces+* ]] && echo 1 || echo 0)" "doctor still says: $v"
+    python3 "$root/packaging/container/seccomp/make-profile.py" "$moby" --without "$name" > "$without_dir/without-$name.json"
+    run_profile rootful "without-$name" fallback "${P[@]}"
   done
-  rm -rf "$tmpd"
 fi
 
 # Rootless: the unprivileged test user's own podman (subordinate ids from /etc/subuid).
@@ -141,13 +150,14 @@ else
   "${as_user[@]}" mkdir -m 700 -p "$home/run"
   if ! rimage=$("${as_user[@]}" env PODMAN="${P[*]}" "$home/packaging/container/build-image.sh" "$home/paddock" 2>"$home/build.err"); then
     echo "skip - rootless: cannot build the image as $user: $(tail -3 "$home/build.err")"
-  elif ! rout=$("${as_user[@]}" "${P[@]}" run --rm --network none "$rimage" /bin/true 2>&1); then
+  elif ! rout=$("${as_user[@]}" "${P[@]}" run --rm --network none --entrypoint /bin/true "$rimage" 2>&1); then
     echo "skip - rootless: podman cannot start a container as $user here: $rout"
   else
     # The same checks with the user's copies (the checkout may be out of its reach).
     image=$rimage here=$home shipped=$home/packaging/container/seccomp/paddock.json
     if [ -s "$moby" ]; then cp "$moby" "$home/moby.json"; chmod 644 "$home/moby.json"; moby=$home/moby.json; fi
-    for prof in podman-default moby-default shipped; do run_profile rootless "$prof" "${as_user[@]}" "${P[@]}"; done
+    for prof in podman-default moby-default; do run_profile rootless "$prof" measured "${as_user[@]}" "${P[@]}"; done
+    run_profile rootless shipped namespaces "${as_user[@]}" "${P[@]}"
   fi
   "${as_user[@]}" "${P[@]}" system reset -f >/dev/null 2>&1 || true
   rm -rf "$home"

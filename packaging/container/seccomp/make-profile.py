@@ -2,7 +2,8 @@
 """paddock's seccomp profile for containers: a runtime's default profile plus exactly what
 paddock needs to build its sandboxes (docs/scale.md#containers), nothing else.
 
-usage: make-profile.py BASE.json > paddock.json
+usage: make-profile.py BASE.json [--without NAME] > paddock.json
+  --without NAME: leave that one addition out (tests/container/run.sh: each one is needed).
   BASE: moby's default profile, which Docker and containerd's RuntimeDefault apply (Debian:
   golang-github-docker-docker-dev, profiles/seccomp/default.json), or podman/CRI-O's
   (/usr/share/containers/seccomp.json, Debian's golang-github-containers-common).
@@ -21,9 +22,8 @@ import sys
 # them acts only inside the user namespace paddock creates, where the container's own
 # capabilities do not reach the host's resources.
 ADDITIONS = {
-    "unshare": "new user, mount, pid, ipc, uts, cgroup and net namespaces for each sandbox",
+    "unshare": "the sandbox's cgroup namespace (clone makes the others), all of them with run --exec",
     "clone": "the same, at the sandbox's creation (flags with CLONE_NEW*)",
-    "clone3": "the same; the base answers ENOSYS without CAP_SYS_ADMIN",
     "mount": "the sandbox's tmpfs root, bind mounts of allowed paths, its own /proc (inside its "
              "mount namespace only)",
     "umount2": "detaching the old root after pivot_root",
@@ -33,29 +33,33 @@ ADDITIONS = {
 }
 
 
-def build(base):
+def build(base, additions):
     profile = copy.deepcopy(base)
     kept = []
     for rule in profile["syscalls"]:
-        names = [n for n in rule["names"] if n not in ADDITIONS]
+        names = [n for n in rule["names"] if n not in additions]
         if names:
             rule["names"] = names
             kept.append(rule)
     kept.append({
-        "names": sorted(ADDITIONS),
+        "names": sorted(additions),
         "action": "SCMP_ACT_ALLOW",
-        "comment": "paddock: " + "; ".join(f"{n}: {why}" for n, why in sorted(ADDITIONS.items())),
+        "comment": "paddock: " + "; ".join(f"{n}: {why}" for n, why in sorted(additions.items())),
     })
     profile["syscalls"] = kept
     return profile
 
 
 def main():
-    if len(sys.argv) != 2:
+    args = sys.argv[1:]
+    additions = dict(ADDITIONS)
+    if len(args) == 3 and args[1] == "--without" and args[2] in additions:
+        del additions[args[2]]
+    elif len(args) != 1:
         sys.exit(__doc__)
-    with open(sys.argv[1]) as f:
+    with open(args[0]) as f:
         base = json.load(f)
-    json.dump(build(base), sys.stdout, indent=2, sort_keys=True)
+    json.dump(build(base, additions), sys.stdout, indent=2, sort_keys=True)
     sys.stdout.write("\n")
 
 
