@@ -4,13 +4,15 @@
 //   1. latency of one call (shell `echo 1`, one in flight) through the balancer against the same
 //      call sent to one worker directly, interleaved: p50 and p99 and their ratios;
 //   2. throughput with C calls in flight against the number of workers (1, 2, 3) behind the
-//      balancer, as a ratio to one worker (this machine has 2 cores: the curve flattens where
-//      the cores run out);
+//      balancer, shell `echo 1` and python `print(1)`, as a ratio to one worker (this machine has
+//      2 cores: the curve flattens where the cores run out); the load average is printed before
+//      and after, since the machine is shared;
 //   3. a fresh sandbox per call (p50/p99 of 1.) against the field's claim latency: Kubernetes
 //      agent-sandbox's claim-ready thresholds (p50 1 s, p99 5 s) and remote providers' median
 //      time to first command (ComputeSDK 2026-05: e2b 491 ms, daytona 186 ms).
 // usage: node bench/fleet_bench.mjs PADDOCK_BINARY [--calls N] [--seconds S] [--concurrency C]
 //   needs haproxy and tests/mcp/node_modules (scripts/test-setup.d/mcp.sh, fleet.sh).
+import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 
@@ -55,20 +57,22 @@ async function fleet(n, tokens, config) {
   };
 }
 
-async function timed(client) {
+const CODE = { shell: 'echo 1', python: 'print(1)' };
+async function timed(client, environment = 'shell') {
   const t0 = performance.now();
-  const r = await execute(client, { environment: 'shell', code: 'echo 1' });
+  const r = await execute(client, { environment, code: CODE[environment] });
   const ms = performance.now() - t0;
   if (text(r) !== '1\n') throw new Error(`unexpected result: ${JSON.stringify(r)}`);
   return ms;
 }
+const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 
 const dir = tempDir('paddock-fleet-bench-');
 const tokens = writeTokens(dir, { bench: '' });
 const config = writeConfig(CONFIG);
 const tok = tokens.secrets.bench;
 console.log(`fleet benchmark: ${process.env.PADDOCK_BIN}, ${execFileSync('nproc').toString().trim()} cores, ` +
-  `haproxy ${execFileSync('haproxy', ['-v']).toString().split('\n')[0].split(' ')[2]}`);
+  `haproxy ${execFileSync('haproxy', ['-v']).toString().split('\n')[0].split(' ')[2]}, load average ${load()}`);
 
 // 1. Latency: through the balancer vs one worker directly, interleaved.
 {
@@ -97,26 +101,29 @@ console.log(`fleet benchmark: ${process.env.PADDOCK_BIN}, ${execFileSync('nproc'
 }
 
 // 2. Throughput against the number of workers, C calls in flight through the balancer.
-console.log(`\n2. throughput through HAProxy, ${CONC} calls in flight (shell "echo 1"), ${SECONDS} s each:`);
-let base = 0;
-for (const n of [1, 2, 3]) {
-  const f = await fleet(n, tokens, config);
-  const clients = [];
-  for (let i = 0; i < CONC; ++i) clients.push(await connectHttp(f.lb.url, tok));
-  for (const c of clients) await timed(c.client);  // warm-up
-  let done = 0;
-  const lat = [];
-  const until = performance.now() + SECONDS * 1000;
-  const t0 = performance.now();
-  await Promise.all(clients.map(async (c) => {
-    while (performance.now() < until) { lat.push(await timed(c.client)); ++done; }
-  }));
-  const rate = done / ((performance.now() - t0) / 1000);
-  if (n === 1) base = rate;
-  console.log(`   ${n} worker${n > 1 ? 's' : ' '}  ${f1(rate)} calls/s  (${f2(rate / base)}x one worker)  ` +
-    `p50 ${f1(pct(lat, 50))} ms  p99 ${f1(pct(lat, 99))} ms`);
-  for (const c of clients) await c.transport.terminateSession().catch(() => {});
-  f.stop();
-  await new Promise((r) => setTimeout(r, 1000));
+console.log(`\n2. throughput through HAProxy, ${CONC} calls in flight, ${SECONDS} s each (load average before: ${load()}):`);
+for (const environment of ['shell', 'python']) {
+  let base = 0;
+  for (const n of [1, 2, 3]) {
+    const f = await fleet(n, tokens, config);
+    const clients = [];
+    for (let i = 0; i < CONC; ++i) clients.push(await connectHttp(f.lb.url, tok));
+    for (const c of clients) await timed(c.client, environment);  // warm-up
+    let done = 0;
+    const lat = [];
+    const until = performance.now() + SECONDS * 1000;
+    const t0 = performance.now();
+    await Promise.all(clients.map(async (c) => {
+      while (performance.now() < until) { lat.push(await timed(c.client, environment)); ++done; }
+    }));
+    const rate = done / ((performance.now() - t0) / 1000);
+    if (n === 1) base = rate;
+    console.log(`   ${environment.padEnd(6)} ${n} worker${n > 1 ? 's' : ' '}  ${f1(rate)} calls/s  (${f2(rate / base)}x one worker)  ` +
+      `p50 ${f1(pct(lat, 50))} ms  p99 ${f1(pct(lat, 99))} ms`);
+    for (const c of clients) await c.transport.terminateSession().catch(() => {});
+    f.stop();
+    await new Promise((r) => setTimeout(r, 1000));
+  }
 }
+console.log(`   load average after: ${load()}`);
 process.exit(0);
