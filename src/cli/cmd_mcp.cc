@@ -8,10 +8,13 @@
 
 #include "cli/commands.h"
 #include "mcp/config.h"
+#include "mcp/fleet_metrics.h"
 #include "mcp/http_transport.h"
+#include "mcp/readiness.h"
 #include "mcp/sandbox_executor.h"
 #include "mcp/server.h"
 #include "mcp/stdio_transport.h"
+#include "mcp/tokens.h"
 
 namespace paddock::cli {
 namespace {
@@ -24,6 +27,8 @@ struct McpFlags {
   bool danger_http_no_auth = false;
   bool no_warm = false;
   std::vector<std::string> allowed_origins;
+  unsigned drain_seconds = 30;
+  unsigned ready_empty_pool_seconds = 10;
 };
 
 void print_error(const Error& e) {
@@ -50,7 +55,7 @@ int do_mcp(const McpFlags& f) {
     std::fprintf(stderr, "paddock mcp: --token-file and --danger-http-no-auth need --http\n");
     return 2;
   }
-  std::string token;
+  mcp::TokenSet tokens;
   if (http) {
     if (f.danger_http_no_auth && !f.token_file.empty()) {
       std::fprintf(stderr, "paddock mcp: --token-file and --danger-http-no-auth exclude each other\n");
@@ -62,7 +67,11 @@ int do_mcp(const McpFlags& f) {
         print_error(t.error());
         return 2;
       }
-      token = *t;
+      tokens = std::move(*t);
+      std::string names;
+      for (const auto& tok : tokens.tokens()) names += (names.empty() ? "" : ", ") + tok.name;
+      std::fprintf(stderr, "paddock mcp: %zu token(s) from %s: %s\n", tokens.tokens().size(),
+                   f.token_file.c_str(), names.c_str());
     } else if (!http->unix_path.empty()) {
       // The socket file is 0600 and peers are checked by uid: the file system is the auth.
     } else if (!f.danger_http_no_auth) {
@@ -71,9 +80,9 @@ int do_mcp(const McpFlags& f) {
         print_error(t.error());
         return 1;
       }
-      token = *t;
+      tokens = mcp::TokenSet::single(*t);
       std::fprintf(stderr, "paddock mcp: bearer token (send \"Authorization: Bearer <token>\"): %s\n",
-                   token.c_str());
+                   t->c_str());
     } else {
       std::fprintf(stderr, "paddock mcp: WARNING: --danger-http-no-auth: any local user or sandbox "
                            "that can reach the port can run code as you\n");
@@ -95,9 +104,11 @@ int do_mcp(const McpFlags& f) {
     print_error(executor.error());
     return 2;
   }
+  auto metrics = std::make_shared<mcp::FleetMetrics>(PADDOCK_VERSION);
   mcp::ServerOptions sopts;
   sopts.version = PADDOCK_VERSION;
   sopts.project_mounted = !f.project.empty();
+  sopts.observer = metrics;
   auto server = std::make_unique<mcp::Server>(*config, *executor, sopts);
   (*executor)->start_background();
 
@@ -107,8 +118,23 @@ int do_mcp(const McpFlags& f) {
     mcp::HttpOptions hopts;
     hopts.address = *http;
     hopts.allowed_origins = f.allowed_origins;
-    hopts.token = token;
+    hopts.tokens = tokens;
+    auto readiness = std::make_shared<mcp::Readiness>(std::chrono::seconds(f.ready_empty_pool_seconds));
+    std::shared_ptr<mcp::Executor> exec = *executor;
+    hopts.readiness = [readiness, exec](bool draining) {
+      return readiness->check(draining, exec->pool_states(), mcp::Readiness::Clock::now());
+    };
+    hopts.metrics = [metrics] { return metrics->render(); };
+    hopts.observer = metrics;
     http_server = std::make_unique<mcp::HttpServer>(*server, hopts);
+    mcp::HttpServer* hs = http_server.get();
+    mcp::Server* sv = server.get();
+    metrics->set_sources({[sv] { return sv->load(); }, [exec] { return exec->pool_states(); },
+                          [hs] { return hs->session_count(); }, [sv] { return sv->open_sessions(); },
+                          [readiness, exec, hs] {
+                            return readiness->check(hs->draining(), exec->pool_states(),
+                                                    mcp::Readiness::Clock::now());
+                          }});
     if (auto r = http_server->listen(); !r) {
       print_error(r.error());
       return 1;
@@ -116,9 +142,19 @@ int do_mcp(const McpFlags& f) {
     std::fprintf(stderr, "paddock mcp: serving MCP (Streamable HTTP) at %s\n", http_server->where().c_str());
   }
 
-  std::thread([&server, &executor, &http_server, sigs] {
+  std::thread([&server, &executor, &http_server, sigs, drain = f.drain_seconds] {
     int sig = 0;
     sigwait(&sigs, &sig);
+    if (http_server && sig == SIGTERM) {
+      // A fleet's stop: drain (docs/scale.md). A second signal stops at once.
+      std::fprintf(stderr, "paddock mcp: SIGTERM: draining (up to %u s)\n", drain);
+      std::thread([&http_server, drain] {
+        bool all = http_server->drain(std::chrono::seconds(drain));
+        std::fprintf(stderr, "paddock mcp: drained (%s)\n",
+                     all ? "every call finished" : "deadline passed: the rest were cancelled");
+      }).detach();
+      sigwait(&sigs, &sig);
+    }
     if (http_server) http_server->remove_socket();
     // Kill what runs, remove workspaces, then leave at once: the transport may be blocked in a
     // read that nothing else would end.
@@ -153,13 +189,17 @@ void register_mcp(CLI::App& app) {
                   "serve Streamable HTTP on ADDR:PORT (e.g. 127.0.0.1:8765), or on unix:PATH (a socket "
                   "only your user can use; no token needed), instead of stdio");
   cmd->add_option("--token-file", flags->token_file,
-                  "HTTP: read the bearer token from this file (mode 0600, yours) instead of "
-                  "generating one");
+                  "HTTP: read the bearer tokens from this file (mode 0600, yours): one token, or "
+                  "lines NAME TOKEN [max_concurrency=N] [calls_per_minute=N] [scope=mcp,metrics]");
   cmd->add_flag("--danger-http-no-auth", flags->danger_http_no_auth,
                 "HTTP: accept requests without a token (loopback addresses only)");
   cmd->add_option("--allow-origin", flags->allowed_origins,
                   "HTTP: an extra Origin to accept (localhost origins always are)");
   cmd->add_flag("--no-warm", flags->no_warm, "start every sandbox on demand (no warm pool)");
+  cmd->add_option("--drain-seconds", flags->drain_seconds,
+                  "HTTP: on SIGTERM, let calls in flight finish for up to this long (default 30)");
+  cmd->add_option("--ready-empty-pool-seconds", flags->ready_empty_pool_seconds,
+                  "HTTP: /readyz turns 503 once the warm pools stayed empty this long (default 10; 0: never)");
   cmd->callback([flags] { set_exit_code(do_mcp(*flags)); });
 }
 

@@ -157,7 +157,9 @@ unsigned long locked_flags(const char* path) {
 }
 
 // Applies read-only/nosuid/nodev/noexec to a bind mount, to its whole tree when the kernel
-// has mount_setattr; otherwise to the top mount only (the bind was then made non-recursive).
+// has mount_setattr; on a kernel without it (before 5.12), to the top mount only. Refused (a
+// container's seccomp profile), the setup fails: the top mount alone would leave the mounts
+// under it writable (spawn.cc then falls back to Landlock + seccomp, announced).
 void seal_bind(const MountOp& op, bool recursive_ok) {
   std::uint64_t set = sys::kMountAttrNosuid;
   unsigned long ms = MS_NOSUID;
@@ -173,7 +175,10 @@ void seal_bind(const MountOp& op, bool recursive_ok) {
     set |= sys::kMountAttrNoexec;
     ms |= MS_NOEXEC;
   }
-  if (recursive_ok && sys::mount_setattr_recursive(op.dst.c_str(), set, 0) == 0) return;
+  if (recursive_ok) {
+    if (sys::mount_setattr_recursive(op.dst.c_str(), set, 0) == 0) return;
+    if (errno == EPERM || errno == EACCES) fail("mount_setattr", op.label.c_str());
+  }
   if (mount(nullptr, op.dst.c_str(), nullptr, MS_REMOUNT | MS_BIND | ms | locked_flags(op.dst.c_str()),
             nullptr) < 0)
     fail("remount read-only", op.label.c_str());

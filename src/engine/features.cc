@@ -43,14 +43,27 @@ bool write_str(const char* path, const char* s) {
 }
 
 // Exit codes of the throwaway userns child.
-enum ProbeCode { kOk = 0, kMapFailed = 10, kMountFailed = 11, kProcFailed = 12 };
+enum ProbeCode {
+  kOk = 0,
+  kMapFailed = 10,
+  kMountFailed = 11,
+  kProcFailed = 12,
+  // A call the sandbox's setup makes (src/engine/child.cc) refused inside the user namespace,
+  // as a container's seccomp profile does (podman's default refuses sethostname; moby's default
+  // every one of these): kRefused + its index in kSetupCalls; kFailed + it for another error.
+  kRefused = 20,
+  kFailed = 40,
+};
+constexpr const char* kSetupCalls[] = {"sethostname", "mount_setattr", "pivot_root", "umount2",
+                                       "unshare(CLONE_NEWCGROUP)"};
+constexpr int kSetupCallCount = sizeof(kSetupCalls) / sizeof(kSetupCalls[0]);
 
 void probe_userns(Features& f) {
   unsigned uid = getuid(), gid = getgid();
   char umap[64], gmap[64];
   std::snprintf(umap, sizeof(umap), "%u %u 1\n", uid, uid);
   std::snprintf(gmap, sizeof(gmap), "%u %u 1\n", gid, gid);
-  long pid = syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | SIGCHLD, nullptr, nullptr, nullptr,
+  long pid = syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS | SIGCHLD, nullptr, nullptr, nullptr,
                      nullptr);
   if (pid < 0) {
     f.user_namespaces = false;
@@ -65,10 +78,19 @@ void probe_userns(Features& f) {
     // Throwaway child: async-signal-safe calls only.
     write_str("/proc/self/setgroups", "deny");
     if (!write_str("/proc/self/uid_map", umap) || !write_str("/proc/self/gid_map", gmap)) _exit(kMapFailed);
+    // The sandbox's setup in its order (child.cc: child_main, build_root), each step tried.
+    auto refused = [](int call) { _exit((errno == EPERM || errno == EACCES ? kRefused : kFailed) + call); };
+    if (sethostname("paddock", 7) < 0) refused(0);
     if (mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) < 0) _exit(kMountFailed);
     if (mount("tmpfs", "/tmp", "tmpfs", 0, "size=4k") < 0) _exit(kMountFailed);
-    // pid 1 of the new namespace: a fresh procfs must be mountable.
-    if (mount("proc", "/tmp", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) < 0) _exit(kProcFailed);
+    if (sys::mount_setattr_recursive("/tmp", sys::kMountAttrNosuid, 0) < 0 && errno != ENOSYS) refused(1);
+    if (chdir("/tmp") < 0 || mkdir("old", 0700) < 0 || mkdir("proc", 0700) < 0) _exit(kMountFailed);
+    if (sys::pivot_root(".", "old") < 0) refused(2);
+    // pid 1 of the new namespace: a fresh procfs must be mountable (while the old root, with
+    // the host's /proc, is still attached: the kernel asks for a fully visible one).
+    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) < 0) _exit(kProcFailed);
+    if (umount2("/old", MNT_DETACH) < 0) refused(3);
+    if (unshare(CLONE_NEWCGROUP) < 0 && errno != EINVAL) refused(4);
     _exit(kOk);
   }
   int st = 0;
@@ -91,7 +113,17 @@ void probe_userns(Features& f) {
       f.userns_detail += ")";
       break;
     case kProcFailed: f.userns_detail = "a fresh /proc cannot be mounted (procfs is partly hidden, as in some containers)"; break;
-    default: f.userns_detail = "probe child failed"; break;
+    default:
+      if (code >= kRefused && code < kRefused + kSetupCallCount) {
+        // spawn.cc's is_namespace_failure() falls back on the same refusals.
+        f.userns_detail = std::string("user namespace created but ") + kSetupCalls[code - kRefused] +
+                          " is refused in it (a container's seccomp profile; docs/scale.md#containers)";
+      } else if (code >= kFailed && code < kFailed + kSetupCallCount) {
+        f.userns_detail = std::string("user namespace created but ") + kSetupCalls[code - kFailed] + " fails in it";
+      } else {
+        f.userns_detail = "probe child failed";
+      }
+      break;
   }
 }
 

@@ -124,7 +124,11 @@ bool is_namespace_failure(const ChildMessage& m) {
   if (m.type != ChildMessage::SetupError) return false;
   std::string step = m.step;
   bool early = step == "uid map" || step == "gid map" || step == "setgroups" || step == "make mounts private" ||
-               step == "mount scratch tmpfs" || step == "mount proc";
+               step == "mount scratch tmpfs" || step == "mount proc" ||
+               // What a container's seccomp profile refuses inside a user namespace (the same
+               // calls features.cc's probe tries; docs/scale.md#containers).
+               step == "sethostname" || step == "mount_setattr" || step == "pivot_root" ||
+               step == "detach host root" || step == "cgroup namespace";
   return early && (m.err == EPERM || m.err == EACCES);
 }
 

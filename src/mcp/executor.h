@@ -97,6 +97,14 @@ struct ExecOutcome {
   bool warm = false;  // served from a pre-started sandbox
 };
 
+// One environment's warm pool, for /readyz and /metrics.
+struct PoolState {
+  std::string environment;
+  unsigned target = 0;  // sandboxes kept ready
+  unsigned ready = 0;   // ready now
+  bool failing = false; // the last refill failed (the pool backs off)
+};
+
 class Executor {
  public:
   virtual ~Executor() = default;
@@ -114,6 +122,8 @@ class Executor {
   // Called once when the server is ready to serve (e.g. to fill warm pools), and on shutdown.
   virtual void start_background() {}
   virtual void shutdown() {}
+  // The warm pools, one per warmable environment (none without a pool).
+  virtual std::vector<PoolState> pool_states() { return {}; }
   // Short facts for list_environments (interpreter version, warm sandboxes ready, ...).
   virtual std::string describe(const Environment& env) {
     (void)env;

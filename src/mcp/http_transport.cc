@@ -20,6 +20,8 @@
 #include <mutex>
 #include <thread>
 
+#include "mcp/drain_gate.h"
+#include "mcp/token_limits.h"
 #include "sys/unique_fd.h"
 
 namespace paddock::mcp {
@@ -61,6 +63,8 @@ struct HttpRequest {
   std::string method, target, version;
   std::map<std::string, std::string> headers;  // lower-case names; repeated ones joined by ", "
   std::string body;
+  std::string path;              // target without the query
+  const Token* token = nullptr;  // the bearer token that authenticated it, if any
   std::string header(const std::string& name) const {
     auto it = headers.find(name);
     return it == headers.end() ? std::string() : it->second;
@@ -91,6 +95,7 @@ const char* reason_phrase(int status) {
     case 411: return "Length Required";
     case 413: return "Payload Too Large";
     case 415: return "Unsupported Media Type";
+    case 429: return "Too Many Requests";
     case 431: return "Request Header Fields Too Large";
     case 500: return "Internal Server Error";
     case 501: return "Not Implemented";
@@ -121,11 +126,13 @@ std::string rpc_error_body(int code, const std::string& message, const json& id 
 }
 
 // Reads one request. 0 = ok, -1 = connection closed or timed out, else an HTTP status to send.
-// With a token, a request without the right bearer token gets 401 before its body is read.
+// AUTHORIZE sees the head before the body is read: a non-zero status (401, 403) is returned
+// at once, so nothing of an unauthenticated request's body is read.
 // Deadlines: IDLE for the first byte of a request, then HEAD for the rest of its head from that
 // byte on, then BODY for its body; each absolute. ON_FIRST_BYTE is called when a request begins.
-int read_request(int fd, std::string& buf, HttpRequest& req, std::size_t max_body, const std::string& token,
-                 const HttpTimeouts& t, const std::function<void()>& on_first_byte) {
+int read_request(int fd, std::string& buf, HttpRequest& req, std::size_t max_body,
+                 const std::function<int(HttpRequest&)>& authorize, const HttpTimeouts& t,
+                 const std::function<void()>& on_first_byte) {
   std::size_t end;
   Clock::time_point deadline = Clock::now() + (buf.empty() ? t.idle : t.head);
   bool begun = !buf.empty();
@@ -166,7 +173,8 @@ int read_request(int fd, std::string& buf, HttpRequest& req, std::size_t max_bod
     if (!inserted) it->second += ", " + value;
   }
   buf.erase(0, end + 4);
-  if (!token.empty() && !bearer_matches(req.header("authorization"), token)) return 401;
+  req.path = req.target.substr(0, req.target.find('?'));
+  if (int status = authorize(req); status != 0) return status;
   if (req.has("transfer-encoding")) return 501;  // chunked uploads: not needed by MCP clients
   std::size_t length = 0;
   if (req.has("content-length")) {
@@ -306,28 +314,6 @@ Result<std::string> generate_token() {
   return t;
 }
 
-Result<std::string> read_token_file(const std::string& path) {
-  sys::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
-  if (!fd) return errno_error("cannot open token file", errno, path);
-  struct stat st{};
-  if (::fstat(fd.get(), &st) != 0) return errno_error("fstat", errno, path);
-  if (!S_ISREG(st.st_mode)) return make_error("token file is not a regular file", path);
-  if (st.st_mode & 077)
-    return make_error("token file may be read or written by group/others", path,
-                      "chmod 600 " + path);
-  if (st.st_uid != ::geteuid()) return make_error("token file is owned by another user", path);
-  if (st.st_size > 4096) return make_error("token file too large (max 4096 bytes)", path);
-  std::string t(static_cast<std::size_t>(st.st_size), '\0');
-  ssize_t n = ::read(fd.get(), t.data(), t.size());
-  if (n < 0) return errno_error("read", errno, path);
-  t.resize(static_cast<std::size_t>(n));
-  while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
-  if (t.size() < 16) return make_error("token in token file is shorter than 16 characters", path);
-  for (char c : t)
-    if (c <= ' ' || c > '~') return make_error("token must be printable ASCII without spaces", path);
-  return t;
-}
-
 bool origin_allowed(std::string_view origin, const std::vector<std::string>& allowed) {
   if (origin.empty()) return true;
   for (const auto& o : allowed)
@@ -392,6 +378,36 @@ struct HttpServer::Impl {
   }
 
   std::string unix_path;  // the socket file this server created, unlinked on destruction
+
+  DrainGate gate;                            // requests being served; closed by drain()
+  std::atomic<bool> deadline_passed{false};  // drain() cancelled what was still running
+  TokenLimiter limiter;
+  void refused(const char* reason, const HttpRequest* req = nullptr) {
+    if (options.observer) options.observer->refused(reason, req && req->token ? req->token->name : "");
+  }
+  // Which requests need which token: /healthz and /readyz none (they reveal only whether this
+  // worker is alive and takes new sessions), /metrics the metrics scope, the rest the mcp scope.
+  int authorize(HttpRequest& req) const {
+    if (req.path == "/healthz" || req.path == "/readyz") return 0;
+    if (options.tokens.empty()) return 0;
+    req.token = options.tokens.match(req.header("authorization"));
+    if (!req.token) return 401;
+    if (req.path == "/metrics" ? !req.token->metrics : !req.token->mcp) return 403;
+    return 0;
+  }
+  // Ends a session now (draining, or its last request finished while draining).
+  void end_session(const std::string& sid) {
+    std::shared_ptr<Connection> conn;
+    {
+      std::lock_guard lock(mu);
+      auto it = sessions.find(sid);
+      if (it == sessions.end() || it->second.active > 0) return;
+      conn = it->second.conn;
+      sessions.erase(it);
+    }
+    server.disconnect(conn);
+  }
+  bool handle_fleet(int fd, const HttpRequest& req, bool keep_alive);
 
   Impl(Server& s, HttpOptions o) : server(s), options(std::move(o)) {}
   ~Impl() {
@@ -465,7 +481,7 @@ Result<void> HttpServer::listen() {
     len = sizeof *s4;
     family = AF_INET;
   }
-  if (!impl_->loopback && impl_->options.token.empty())
+  if (!impl_->loopback && impl_->options.tokens.empty())
     return make_error("refusing to serve MCP over HTTP on a non-loopback address without a token",
                       a.host, "drop --danger-http-no-auth, or bind 127.0.0.1");
   sys::UniqueFd fd(::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0));
@@ -514,6 +530,7 @@ void HttpServer::serve() {
       // opening connections and saying nothing. Only when every one is being served: 503.
       std::lock_guard lock(im.mu);
       if (im.connections >= im.options.max_connections && !im.evict_one()) {
+        im.refused("connections");
         send_response(c.get(), 503, "text/plain", "too many connections\n", {}, false);
         continue;
       }
@@ -567,16 +584,26 @@ void HttpServer::Impl::handle_connection(sys::UniqueFd fd, std::uint64_t id) {
     set_state(false);
     // The head's deadline runs from its first byte; being evictable, a head that is slow to come
     // may also lose its place to a newcomer.
-    int status = read_request(fd.get(), buf, req, options.max_body, options.token, options.timeouts,
+    int status = read_request(fd.get(), buf, req, options.max_body,
+                              [this](HttpRequest& r) { return authorize(r); }, options.timeouts,
                               [&] { set_state(false); });
     if (status < 0) break;
     set_state(true);
     if (status == 401) {
       // Nothing runs and the body is never read; the connection ends.
+      refused("unauthorized");
       send_response(fd.get(), 401, "application/json",
                     rpc_error_body(rpc_error::kInvalidRequest,
                                    "Unauthorized: send Authorization: Bearer <token>"),
                     {{"WWW-Authenticate", "Bearer realm=\"paddock-mcp\""}}, false);
+      break;
+    }
+    if (status == 403) {
+      refused("scope", &req);
+      send_response(fd.get(), 403, "application/json",
+                    rpc_error_body(rpc_error::kInvalidRequest,
+                                   "Forbidden: this token may not use " + req.path),
+                    {}, false);
       break;
     }
     if (status > 0) {
@@ -606,8 +633,9 @@ bool HttpServer::Impl::handle_request(int fd, const HttpRequest& req) {
     return plain(403, "Forbidden: Origin not allowed");
   if (loopback && req.has("host") && !is_loopback_host(host_part(req.header("host"))))
     return plain(403, "Forbidden: Host must be a loopback name");
-  std::string path = req.target.substr(0, req.target.find('?'));
-  if (path != options.path) return plain(404, "Not Found: the MCP endpoint is " + options.path);
+  if (req.path == "/healthz" || req.path == "/readyz" || req.path == "/metrics")
+    return handle_fleet(fd, req, keep_alive);
+  if (req.path != options.path) return plain(404, "Not Found: the MCP endpoint is " + options.path);
 
   if (req.method == "POST") return handle_post(fd, req, keep_alive);
   if (req.method == "GET") {
@@ -655,6 +683,27 @@ bool HttpServer::Impl::handle_post(int fd, const HttpRequest& req, bool keep_ali
   std::string sid = req.header("mcp-session-id");
   std::shared_ptr<Connection> conn;
   std::vector<std::pair<std::string, std::string>> extra;
+  // Every request from here on is served through the drain gate: once draining, nothing new.
+  if (!gate.enter()) {
+    refused("draining", &req);
+    if (is_init || sid.empty()) {
+      // Nothing ran: a load balancer may send it to another worker.
+      send_response(fd, 503, "application/json",
+                    rpc_error_body(rpc_error::kInvalidRequest,
+                                   "Service Unavailable: this worker is draining; try another",
+                                   m.is_request() ? m.id : json(nullptr)),
+                    {{"Retry-After", "1"}}, false);
+      return false;
+    }
+    end_session(sid);
+    return fail(404, rpc_error::kInvalidRequest,
+                "Not Found: session not found (this worker is draining): initialize a new session",
+                m.is_request() ? m.id : json(nullptr));
+  }
+  struct Leave {
+    DrainGate& g;
+    ~Leave() { g.leave(); }
+  } leave{gate};
   if (is_init) {
     if (!sid.empty())
       return fail(400, rpc_error::kInvalidRequest,
@@ -688,13 +737,43 @@ bool HttpServer::Impl::handle_post(int fd, const HttpRequest& req, bool keep_ali
     bool active;
     ~Release() {
       if (!active) return;
-      std::lock_guard lock(im->mu);
-      if (auto it = im->sessions.find(sid); it != im->sessions.end()) {
-        --it->second.active;
-        it->second.last_used = std::chrono::steady_clock::now();
+      {
+        std::lock_guard lock(im->mu);
+        if (auto it = im->sessions.find(sid); it != im->sessions.end()) {
+          --it->second.active;
+          it->second.last_used = std::chrono::steady_clock::now();
+        }
       }
+      // Draining: a session ends once its last request is answered.
+      if (im->gate.draining()) im->end_session(sid);
     }
   } release{this, sid, !is_init};
+
+  // The token's limits, for calls that may run code; refused calls never reach the server.
+  struct Admission {
+    TokenLimiter* limiter = nullptr;
+    const Token* token = nullptr;
+    ~Admission() {
+      if (limiter) limiter->release(*token);
+    }
+  } admission;
+  if (m.is_request() && m.method == "tools/call" && req.token) {
+    auto d = limiter.admit(*req.token, TokenLimiter::Clock::now());
+    if (!d.admitted()) {
+      refused(verdict_name(d.verdict), &req);
+      const TokenLimits& l = req.token->limits;
+      std::string why = d.verdict == TokenLimiter::Verdict::TooManyInFlight
+                            ? "Too Many Requests: token \"" + req.token->name + "\" has " +
+                                  std::to_string(l.max_concurrency) + " calls in flight (its max_concurrency)"
+                            : "Too Many Requests: token \"" + req.token->name + "\" used its " +
+                                  std::to_string(l.calls_per_minute) + " calls per minute";
+      send_response(fd, 429, "application/json", rpc_error_body(rpc_error::kInvalidRequest, why, m.id),
+                    {{"Retry-After", std::to_string(d.retry_after.count())}}, keep_alive);
+      return keep_alive;
+    }
+    admission = {&limiter, req.token};
+    if (options.observer) options.observer->admitted(req.token->name);
+  }
 
   if (!m.is_request()) {
     server.handle(conn, std::move(m), std::make_shared<Exchange>());
@@ -721,6 +800,16 @@ bool HttpServer::Impl::handle_post(int fd, const HttpRequest& req, bool keep_ali
     std::optional<std::string> reply, msg;
     while ((msg = exchange->next()))
       if (!reply) reply = std::move(msg);
+    if (!reply && deadline_passed) {
+      // Cancelled by drain() at its deadline: the client must hear that, and go elsewhere.
+      send_response(fd, 503, "application/json",
+                    rpc_error_body(rpc_error::kInvalidRequest,
+                                   "Service Unavailable: the worker stopped at its drain deadline and "
+                                   "cancelled this call; initialize a new session",
+                                   id),
+                    {}, false);
+      return false;
+    }
     if (!reply) {
       send_response(fd, 202, "", "", extra, keep_alive);  // cancelled: nothing to say
       return keep_alive;
@@ -737,6 +826,60 @@ bool HttpServer::Impl::handle_post(int fd, const HttpRequest& req, bool keep_ali
     if (ok) ok = send_all(fd, "id: " + std::to_string(++event) + "\nevent: message\ndata: " + *msg + "\n\n");
   }
   return false;  // the stream ends with the connection
+}
+
+bool HttpServer::Impl::handle_fleet(int fd, const HttpRequest& req, bool keep_alive) {
+  if (req.method != "GET") {
+    send_response(fd, 405, "text/plain", "Method Not Allowed\n", {{"Allow", "GET"}}, keep_alive);
+    return keep_alive;
+  }
+  if (req.path == "/healthz") {
+    send_response(fd, 200, "text/plain", "ok\n", {{"Cache-Control", "no-store"}}, keep_alive);
+    return keep_alive;
+  }
+  if (req.path == "/readyz") {
+    const bool draining = gate.draining();
+    Readiness::Verdict v = options.readiness ? options.readiness(draining)
+                                             : Readiness::Verdict{!draining, draining ? "draining" : "ready"};
+    send_response(fd, v.ready ? 200 : 503, "text/plain", v.reason + "\n", {{"Cache-Control", "no-store"}},
+                  keep_alive);
+    return keep_alive;
+  }
+  if (!options.metrics) {
+    send_response(fd, 404, "text/plain", "Not Found: no metrics here\n", {}, keep_alive);
+    return keep_alive;
+  }
+  send_response(fd, 200, "text/plain; version=0.0.4; charset=utf-8", options.metrics(),
+                {{"Cache-Control", "no-store"}}, keep_alive);
+  return keep_alive;
+}
+
+bool HttpServer::drain(std::chrono::milliseconds deadline) {
+  Impl& im = *impl_;
+  const auto until = std::chrono::steady_clock::now() + deadline;
+  if (!im.gate.begin()) return false;
+  // Idle sessions end now; busy ones when their last request is answered (Release).
+  std::vector<std::string> ids;
+  {
+    std::lock_guard lock(im.mu);
+    for (const auto& [id, s] : im.sessions) ids.push_back(id);
+  }
+  for (const auto& id : ids) im.end_session(id);
+  bool finished = im.gate.wait_idle(until);
+  if (!finished) {
+    im.deadline_passed = true;
+    im.server.cancel_all();
+    (void)im.gate.wait_idle(std::chrono::steady_clock::now() + std::chrono::seconds(5));
+  }
+  stop();
+  return finished;
+}
+
+bool HttpServer::draining() const { return impl_->gate.draining(); }
+
+std::size_t HttpServer::session_count() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->sessions.size();
 }
 
 std::string HttpServer::where() const {

@@ -2,7 +2,9 @@
 // POST (client messages; answers as application/json, or text/event-stream when the request
 // asked for progress), GET (405: this server starts no streams of its own) and DELETE (ends the
 // session). Sessions are server-minted Mcp-Session-Id values. Binds to loopback unless told
-// otherwise; Origin (and, on loopback, Host) are checked against DNS rebinding.
+// otherwise; Origin (and, on loopback, Host) are checked against DNS rebinding. For a fleet:
+// GET /healthz (alive) and /readyz (ready for new sessions) need no token and say nothing but
+// that; GET /metrics (Prometheus) needs a token with the metrics scope; drain() for SIGTERM.
 #pragma once
 
 #include <atomic>
@@ -13,7 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "mcp/readiness.h"
 #include "mcp/server.h"
+#include "mcp/tokens.h"
 #include "paddock/result.h"
 
 namespace paddock::mcp {
@@ -37,6 +41,16 @@ struct HttpTimeouts {
   std::chrono::milliseconds body{60'000};  // for its body (up to max_body), from the end of the head
 };
 
+// What the transport tells about the requests it refused or admitted (metrics). Reasons:
+// "unauthorized" (401), "scope" (403: the token may not use that path), "concurrency" and
+// "rate" (429: the token's limits), "draining" (503/404 while draining), "connections" (503).
+class HttpObserver {
+ public:
+  virtual ~HttpObserver() = default;
+  virtual void refused(const std::string& reason, const std::string& token) { (void)reason, (void)token; }
+  virtual void admitted(const std::string& token) { (void)token; }  // a tools/call of that token
+};
+
 struct HttpOptions {
   HttpAddress address;
   std::string path = "/mcp";
@@ -47,17 +61,21 @@ struct HttpOptions {
   std::size_t max_connections = 64;
   HttpTimeouts timeouts;
   std::chrono::seconds session_idle{3600};   // an HTTP session unused this long is ended
-  // Bearer token every request must carry ("Authorization: Bearer TOKEN"); empty = no auth
-  // (only allowed on loopback: listen() refuses otherwise).
-  std::string token;
+  // Bearer tokens (tokens.h): every request but /healthz and /readyz must carry one of them
+  // ("Authorization: Bearer TOKEN"), with the scope its path needs; empty = no auth (only
+  // allowed on loopback: listen() refuses otherwise). Each token's limits apply to its tools/call.
+  TokenSet tokens;
+  // GET /readyz (no token): ready, or 503 with the reason. Unset: ready unless draining.
+  std::function<Readiness::Verdict(bool draining)> readiness;
+  // GET /metrics (a token with the metrics scope): the exposition. Unset: 404.
+  std::function<std::string()> metrics;
+  std::shared_ptr<HttpObserver> observer;  // may be null
 };
 
 // Whether an Authorization header value is "Bearer <token>", compared in constant time.
 bool bearer_matches(std::string_view authorization, std::string_view token);
 // A fresh token: 32 random bytes from getrandom, hex.
 Result<std::string> generate_token();
-// Reads a token from a file; refused if group/others may read it or it is not a regular file.
-Result<std::string> read_token_file(const std::string& path);
 
 // Whether a request's Origin may talk to us: absent (not a browser), a loopback origin, or one
 // the user allowed.
@@ -75,6 +93,14 @@ class HttpServer {
   // Serves until stop() (from another thread or a signal thread).
   void serve();
   void stop();
+  // Graceful drain (from another thread): /readyz turns 503, new sessions get 503 (nothing ran:
+  // a load balancer may retry them elsewhere), requests on existing sessions get 404 "session
+  // not found" so their clients re-initialize elsewhere; requests already being served finish,
+  // up to `deadline`, after which their calls are cancelled (their clients get 503); then stop().
+  // Returns whether everything finished before the deadline.
+  bool drain(std::chrono::milliseconds deadline);
+  bool draining() const;
+  std::size_t session_count() const;
   std::uint16_t port() const { return port_; }
   // "http://127.0.0.1:8765/mcp" or "unix socket PATH, path /mcp", for the start-up line.
   std::string where() const;

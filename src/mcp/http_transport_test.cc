@@ -13,17 +13,12 @@
 #include <thread>
 
 #include "mcp/fake_executor.h"
+#include "mcp/http_test_client.h"
 
 namespace paddock::mcp {
 namespace {
 
 constexpr const char* kToken = "test-token-0123456789abcdef";
-
-struct HttpReply {
-  int status = 0;
-  std::map<std::string, std::string> headers;  // lower-case names
-  std::string body;
-};
 
 class HttpTest : public ::testing::Test {
  protected:
@@ -38,7 +33,7 @@ class HttpTest : public ::testing::Test {
     server = std::make_unique<Server>(cfg, fake, so);
     HttpOptions ho;
     ho.address = {"127.0.0.1", 0};
-    ho.token = kToken;
+    ho.tokens = TokenSet::single(kToken);
     http = std::make_unique<HttpServer>(*server, ho);
     auto r = http->listen();
     EXPECT_TRUE(r.ok()) << r.error().describe();
@@ -51,40 +46,13 @@ class HttpTest : public ::testing::Test {
 
   HttpReply send(const std::string& method, const std::string& body,
                  std::vector<std::string> headers = {}, bool default_headers = true) {
-    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(http->port());
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
     std::string req = method + " /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
     if (default_headers)
       req += "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
              "Authorization: Bearer " + std::string(kToken) + "\r\n";
     for (const auto& h : headers) req += h + "\r\n";
     req += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-    EXPECT_EQ(::send(fd, req.data(), req.size(), MSG_NOSIGNAL), static_cast<ssize_t>(req.size()));
-    std::string raw;
-    char buf[4096];
-    ssize_t n;
-    while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0) raw.append(buf, static_cast<std::size_t>(n));
-    ::close(fd);
-    HttpReply r;
-    auto end = raw.find("\r\n\r\n");
-    if (end == std::string::npos) return r;
-    r.status = std::stoi(raw.substr(9, 3));
-    std::size_t pos = raw.find("\r\n") + 2;
-    while (pos < end) {
-      auto e = raw.find("\r\n", pos);
-      auto line = raw.substr(pos, e - pos);
-      auto colon = line.find(':');
-      std::string name = line.substr(0, colon);
-      for (auto& c : name) c = static_cast<char>(std::tolower(c));
-      r.headers[name] = line.substr(colon + 2);
-      pos = e + 2;
-    }
-    r.body = raw.substr(end + 4);
-    return r;
+    return http_exchange(http->port(), req);
   }
 
   std::string initialize() {
@@ -234,31 +202,6 @@ TEST(HttpAuth, BearerCompare) {
   EXPECT_NE(*t1, *t2);
 }
 
-TEST(HttpAuth, TokenFileMustBePrivate) {
-  char dir[] = "/tmp/paddock-token-XXXXXX";
-  ASSERT_NE(::mkdtemp(dir), nullptr);
-  std::string path = std::string(dir) + "/token";
-  FILE* f = std::fopen(path.c_str(), "w");
-  ASSERT_NE(f, nullptr);
-  std::fputs("secret-token-0123456789\n", f);
-  std::fclose(f);
-  ASSERT_EQ(::chmod(path.c_str(), 0640), 0);
-  EXPECT_FALSE(read_token_file(path).ok());
-  ASSERT_EQ(::chmod(path.c_str(), 0604), 0);
-  EXPECT_FALSE(read_token_file(path).ok());
-  ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
-  auto t = read_token_file(path);
-  ASSERT_TRUE(t.ok()) << t.error().describe();
-  EXPECT_EQ(*t, "secret-token-0123456789");
-  EXPECT_FALSE(read_token_file(dir).ok());
-  std::string link = std::string(dir) + "/link";
-  ASSERT_EQ(::symlink(path.c_str(), link.c_str()), 0);
-  EXPECT_FALSE(read_token_file(link).ok());
-  ::unlink(link.c_str());
-  ::unlink(path.c_str());
-  ::rmdir(dir);
-}
-
 TEST(HttpAuth, NonLoopbackWithoutTokenRefused) {
   Config cfg;
   Server server(cfg, std::make_shared<FakeExecutor>(), {});
@@ -353,7 +296,7 @@ TEST(HttpUnix, PrivateSocketNoTokenAndRemovedAtTheEnd) {
 struct LiveServer {
   explicit LiveServer(HttpOptions o) {
     o.address = {"127.0.0.1", 0};
-    o.token = kToken;
+    o.tokens = TokenSet::single(kToken);
     server = std::make_unique<Server>(cfg, std::make_shared<FakeExecutor>(), ServerOptions{});
     http = std::make_unique<HttpServer>(*server, o);
     auto r = http->listen();

@@ -109,6 +109,15 @@ class SandboxExecutorImpl : public Executor {
     if (!state_dir_.empty()) remove_tree(state_dir_);
   }
 
+  std::vector<PoolState> pool_states() override {
+    std::vector<PoolState> out;
+    if (!options_.warm) return out;
+    for (const auto& [name, env] : envs_)
+      if (env.warmable && env.warm > 0)
+        out.push_back({name, env.warm, pool_->ready(name), !pool_->last_error(name).empty()});
+    return out;
+  }
+
   std::string describe(const Environment& env) override {
     if (!env.warmable || !options_.warm || env.warm == 0) return "cold start per call";
     std::string err = pool_->last_error(env.name);

@@ -248,6 +248,19 @@ void Server::handle_tools_call(const std::shared_ptr<Connection>& conn, const Me
 
 void Server::run_execute(const std::shared_ptr<Connection>& conn,
                          const std::shared_ptr<Connection::Call>& call, ExecuteArgs args) {
+  // Tells the observer how the call went, whichever way run_execute leaves.
+  struct Observed {
+    CallObserver* observer;
+    std::string env;
+    std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+    bool in_session = false;
+    void report(const ExecOutcome* outcome) {
+      if (observer) observer->call_finished(env, outcome, in_session, std::chrono::steady_clock::now() - t0);
+      observer = nullptr;
+    }
+    ~Observed() { report(nullptr); }
+  } observed{options_.observer.get(), args.env->name};
+  if (observed.observer) observed.observer->call_started(observed.env);
   json result;
   try {
     std::string session_id;
@@ -280,6 +293,7 @@ void Server::run_execute(const std::shared_ptr<Connection>& conn,
       handle = *h;
       session_id = args.session;
     }
+    observed.in_session = !handle.empty();
     ExecRequest req{args.env, std::move(args.code), args.timeout, handle};
     auto outcome = executor_->execute(req, *call->control);
     if (!session_id.empty()) sessions_.release(session_id);
@@ -287,6 +301,7 @@ void Server::run_execute(const std::shared_ptr<Connection>& conn,
       result = tool_error("execution failed: " + outcome.error().describe());
     } else {
       result = execute_result(args, *outcome, session_id, new_session);
+      observed.report(&*outcome);
     }
   } catch (const std::exception& e) {
     result = tool_error(std::string("internal error: ") + e.what());

@@ -35,8 +35,23 @@ class Outbox {
   virtual void done() {}
 };
 
+// What the server tells about tool calls that run code (metrics: fleet_metrics.h). Called on
+// the worker threads, so implementations are thread-safe and quick.
+class CallObserver {
+ public:
+  virtual ~CallObserver() = default;
+  virtual void call_started(const std::string& environment) { (void)environment; }
+  // outcome: null when nothing ran (the executor failed, a session could not be had);
+  // in_session: the code ran in a code session's sandbox (none was started for it).
+  virtual void call_finished(const std::string& environment, const ExecOutcome* outcome,
+                             bool in_session, std::chrono::duration<double> elapsed) {
+    (void)environment, (void)outcome, (void)in_session, (void)elapsed;
+  }
+};
+
 struct ServerOptions {
   std::string version = "0.0.0";
+  std::shared_ptr<CallObserver> observer;  // may be null
   bool project_mounted = false;
   std::chrono::milliseconds progress_interval{1000};
   ParseLimits parse_limits;
@@ -84,6 +99,13 @@ class Server {
   void wait_idle();
   // Cancels every call in flight (shutdown).
   void cancel_all();
+  // Tool calls waiting for a worker thread, and running.
+  struct Load {
+    std::size_t queued = 0;
+    unsigned running = 0;
+  };
+  Load load() const { return {workers_.queued(), workers_.running()}; }
+  std::size_t open_sessions() const { return sessions_.size(); }
 
   const Config& config() const { return config_; }
   const ToolContext& tool_context() const { return tool_ctx_; }

@@ -27,6 +27,16 @@ void WorkQueue::post(std::function<void()> job) {
   cv_.notify_one();
 }
 
+std::size_t WorkQueue::queued() const {
+  std::lock_guard lock(mu_);
+  return jobs_.size();
+}
+
+unsigned WorkQueue::running() const {
+  std::lock_guard lock(mu_);
+  return running_;
+}
+
 void WorkQueue::wait_idle() {
   std::unique_lock lock(mu_);
   idle_cv_.wait(lock, [this] { return jobs_.empty() && running_ == 0; });

@@ -19,12 +19,15 @@ class WorkQueue {
   WorkQueue& operator=(const WorkQueue&) = delete;
 
   void post(std::function<void()> job);
+  // Jobs waiting for a thread, and jobs running now.
+  std::size_t queued() const;
+  unsigned running() const;
   // Blocks until no job is queued or running.
   void wait_idle();
 
  private:
   void loop();
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   std::condition_variable idle_cv_;
   std::deque<std::function<void()>> jobs_;

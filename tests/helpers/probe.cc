@@ -29,6 +29,7 @@
 extern char** environ;
 
 int probe_seccomp_check(int argc, char** argv);  // probe_seccomp.cc
+int probe_refuse(int argc, char** argv);         // probe_refuse.cc
 
 namespace {
 
@@ -312,6 +313,7 @@ int main(int argc, char** argv) {
   if (cmd == "mkfifo") return report(mkfifo(arg(2), 0644), arg(2));
   if (cmd == "setid") return cmd_setid(arg(2));
   if (cmd == "seccomp-check") return probe_seccomp_check(argc - 2, argv + 2);
+  if (cmd == "refuse") return probe_refuse(argc - 2, argv + 2);
   if (cmd == "pids") {
     printf("OK pid=%d ppid=%d\n", getpid(), getppid());
     return 0;
