@@ -98,8 +98,9 @@ struct CreateOptions {
 // The store: one directory holding a directory per jail.
 class Store {
  public:
-  // $PADDOCK_JAILS_DIR if set (tests), else /var/lib/paddock/jails for root, else
-  // $XDG_STATE_HOME/paddock/jails (~/.local/state/paddock/jails). Created 0700 when missing;
+  // StateLayout::jails_dir of this process (paddock/state.h): $PADDOCK_JAILS_DIR if set, else
+  // /var/lib/paddock/jails for root, else $XDG_STATE_HOME/paddock/jails
+  // (~/.local/state/paddock/jails); masked in every sandbox wherever it is. Created 0700 when missing;
   // refused when it (or its parent paddock directory) is a symlink, not owned by the caller or
   // writable by others.
   static Result<Store> open_default();

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "paddock/result.h"
+#include "paddock/state.h"
 
 namespace paddock {
 
@@ -171,9 +172,11 @@ struct HostContext {
   std::string user;
   unsigned uid = 0;
   unsigned gid = 0;
-  // $XDG_STATE_HOME when absolute, else empty (HOME/.local/state): where paddock keeps its own
-  // state, which no sandbox may see (src/policy/state_paths.h).
-  std::string state_home;
+  // Where paddock keeps this user's own state (paddock/state.h), which no sandbox of a policy
+  // built from this context may see, however `home` is changed afterwards (MCP's /workspace).
+  // from_process() fills it from the environment; left empty (a context made by hand), the
+  // builder takes state_layout() of `uid` and `home`.
+  StateLayout state;
   std::shared_ptr<FsView> fs;
   static Result<HostContext> from_process();
 };
@@ -257,8 +260,8 @@ class PolicyBuilder {
   const UndoSettings& undo_settings() const { return undo_; }
   PolicyBuilder& require_namespaces(bool on = true);
   // The current directory is one paddock made inside its own state for this run (a jail's
-  // workspace): allowed strictly inside $XDG_STATE_HOME/paddock/jails/, where a user's own `cd`
-  // is refused; the rest of the state directory stays masked around it.
+  // workspace): allowed strictly inside the jail store (StateLayout::jails_dir), where a user's
+  // own `cd` is refused; the rest of the state stays masked around it.
   PolicyBuilder& cwd_is_jail_workspace(bool on = true);
   // A directory no sandbox of this policy may see (paddock host: an agent's state, which holds
   // every host user's part; REASON says so): masked wherever a rule shows it, and no rule at it or

@@ -21,7 +21,6 @@
 #include "policy/units.h"
 #include "policy/builtin_profiles.h"
 #include "policy/command_setup.h"
-#include "policy/state_paths.h"
 #include "engine/report.h"
 #include "net/decision_log.h"
 #include "jail/git_grants.h"
@@ -103,7 +102,7 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
   PolicyBuilder builder(*ctx);
   if (extras && !extras->project_dir.empty()) {
     builder.cwd_access(Access::ReadWrite, {Origin::Kind::Cwd, extras->project_origin});
-    builder.cwd_is_jail_workspace();  // it lies in paddock's masked state (src/policy/state_paths.h)
+    builder.cwd_is_jail_workspace();  // it lies in paddock's masked state (paddock/state.h)
   }
   PolicyFlags policy_flags = f.policy;
   if (!policy_flags.profile_given && !f.command.empty()) {
@@ -154,8 +153,8 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
     }
   }
   // paddock's own state exists before the policy is applied, so the sandbox finds it masked rather
-  // than absent and creatable (src/policy/state_paths.h). Best effort: a run never fails on it.
-  if (const std::string state = paddock_state_dir(*ctx); path_is_under_home(state, ctx->home)) {
+  // than absent and creatable (paddock/state.h). Best effort: a run never fails on it.
+  if (const std::string& state = ctx->state.user_dir; path_is_under_home(state, ctx->home)) {
     (void)sys::make_dir_under(ctx->home, state, 0700);
   }
   // A profile's [undo] table: enabled, excludes (the flags add to them).
@@ -310,9 +309,9 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
       Decision d = explain_path(*policy, p, Op::Write, *real_fs());
       return d.allowed && d.kind == Decision::Kind::Rule;
     };
-    const std::string state = paddock_state_dir(*ctx);
+    const std::string& state = ctx->state.user_dir;
     if (path_is_under_home(state, ctx->home)) (void)sys::make_dir_under(ctx->home, state, 0700);
-    auto spec = jail::repository_of(ctx->cwd, state, writable);
+    auto spec = jail::repository_of(ctx->cwd, ctx->state.git_objects_dir, writable);
     if (!spec) {
       print_error(spec.error());
       return 125;

@@ -19,6 +19,7 @@
 #include "cli/footer.h"
 #include "cli/undo_notes.h"
 #include "cli/undo_run.h"
+#include "paddock/state.h"
 #include "policy/path_util.h"
 #include "policy/units.h"
 #include "sys/display.h"
@@ -51,9 +52,16 @@ int fail(const Error& e, int code = 1) {
   return code;
 }
 
+// The user's store where paddock/state.h lays it out.
+Result<std::unique_ptr<Store>> open_user_store() {
+  auto state = state_layout_of_process();
+  if (!state) return std::move(state).take_error();
+  return Store::open(state->undo_dir, false);
+}
+
 // The store, with an interrupted restore finished first (any undo command does that).
 Result<std::unique_ptr<Store>> open_store() {
-  auto store = Store::open(Store::default_dir(), false);
+  auto store = open_user_store();
   if (!store) return store;
   SnapshotManager mgr(**store);
   auto j = (*store)->load_journal();
@@ -350,7 +358,7 @@ int do_diff(const UndoFlags& f) {
 }
 
 int do_restore(const UndoFlags& f) {
-  auto store = Store::open(Store::default_dir(), false);
+  auto store = open_user_store();
   if (!store) return fail(store.error());
   SnapshotManager mgr(**store);
   if (f.resume) {

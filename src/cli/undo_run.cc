@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <optional>
 
-#include "policy/state_paths.h"
 #include "policy/units.h"
 #include "cli/undo_notes.h"
 #include "undo/checkpoint.h"
@@ -67,12 +66,12 @@ UndoRunPtr undo_before(const UndoRunFlags& f, const Policy& policy, const HostCo
     while (is_path && !pattern.empty() && pattern.back() == '/') pattern.pop_back();
     ex.push_back({is_path ? undo::Exclude::Kind::Path : undo::Exclude::Kind::Name, pattern, "--undo-exclude"});
   }
-  undo::Scope scope = undo::scope_from_policy(policy, paddock_state_dir(ctx), std::move(ex));
+  undo::Scope scope = undo::scope_from_policy(policy, ctx.state.masked(), std::move(ex));
   if (scope.roots.empty()) {
     u->error = "nothing to capture: the run has no writable directory";
     return u;
   }
-  auto store = undo::Store::open(undo::Store::default_dir(), true);
+  auto store = undo::Store::open(ctx.state.undo_dir, true);
   if (!store) {
     u->error = store.error().describe();
     return u;

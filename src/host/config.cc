@@ -390,7 +390,7 @@ class Reader {
     a.where = at(key_at);
     a.command = name;
     a.user = name + "-agent";
-    a.state_dir = "/var/lib/paddock/agents/" + name;
+    a.state_dir = host_agent_state_dir(name);
     a.config_source = "." + name;
     a.pass_env = default_pass_env();
 
@@ -535,7 +535,7 @@ class Reader {
     }
     if (a.state_dir == "/" || path::is_at_or_under("/var/lib", a.state_dir) || path::is_at_or_under("/etc", a.state_dir)) {
       fail(*t.get("state_dir"), "state_dir \"" + a.state_dir + "\" must be a directory of its own",
-           "e.g. /var/lib/paddock/agents/" + name);
+           "e.g. " + host_agent_state_dir(name));
       return;
     }
     if (a.state_dir_where.empty()) a.state_dir_where = a.where;
@@ -595,7 +595,7 @@ class Reader {
       if (auto seen = state_dir_seen_by(a, cfg_, users_)) {
         fail_at_where(a.state_dir_where, "state_dir \"" + a.state_dir + "\" " + *seen +
                                              ": one host user's agent would read another's state",
-                      "e.g. /var/lib/paddock/agents/" + a.name + " (the default), which no sandbox sees");
+                      "e.g. " + host_agent_state_dir(a.name) + " (the default), which no sandbox sees");
         return;
       }
     }

@@ -13,6 +13,7 @@
 
 #include "host/users.h"
 #include "paddock/result.h"
+#include "paddock/state.h"
 
 namespace paddock::host {
 
@@ -50,7 +51,7 @@ struct AgentEntry {
   std::string command;         // the wrapper's name in [host] wrapper_dir (default: the agent's name)
   std::string user;            // default "<agent>-agent"
   std::string group;           // default: the user's name
-  std::string state_dir;       // default /var/lib/paddock/agents/<agent>
+  std::string state_dir;       // default host_agent_state_dir(agent) (paddock/state.h)
   std::string state_dir_where;
   std::string config_source;   // relative to a home; where the agent reads its config (default ".<agent>")
   std::string settings_file = "settings.json";  // inside config_source: managed settings merge into it
@@ -70,7 +71,7 @@ struct HostConfig {
   std::string paddock = "/usr/local/bin/paddock";  // the binary the wrappers and sudoers rules name
   std::string wrapper_dir = "/usr/local/bin";
   std::string sudoers_dir = "/etc/sudoers.d";
-  std::string manifest = "/var/lib/paddock/host-manifest.json";
+  std::string manifest = kHostManifest;
   std::vector<AgentEntry> agents;  // by name
   std::vector<UserEntry> users;    // by name
 

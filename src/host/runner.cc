@@ -20,6 +20,7 @@
 #include "host/settings.h"
 #include "host/sync.h"
 #include "paddock/profile.h"
+#include "paddock/state.h"
 #include "policy/builtin_profiles.h"
 #include "policy/path_util.h"
 #include "sys/state_dir.h"
@@ -255,7 +256,7 @@ Result<Prepared> prepare_runner(const FixedArgs& args, const CallerFacts& facts)
   // is now on disk (the config's check saw only what it says).
   if (auto seen = state_dir_seen_on_disk(agent, *cfg, *db))
     return make_error("refused: the agent's state directory " + *seen + ": one host user's agent would read another's state",
-                      agent.state_dir, "move it where no sandbox sees it, e.g. /var/lib/paddock/agents/" + agent.name);
+                      agent.state_dir, "move it where no sandbox sees it, e.g. " + host_agent_state_dir(agent.name));
   // 3. Where: the kernel's name of the directory sudo left us in, and the directory itself held
   // open from now on, so the one checked is the one mounted.
   sys::UniqueFd cwd_fd(::open(".", O_PATH | O_DIRECTORY | O_CLOEXEC));
@@ -375,6 +376,8 @@ Result<Prepared> prepare_runner(const FixedArgs& args, const CallerFacts& facts)
   ctx.user = agent.user;
   ctx.uid = agent_id.uid;
   ctx.gid = agent_id.gid;
+  // The agent user's own paddock state, in the HOME it gets (its environment was cleared above).
+  ctx.state = state_layout({agent_id.uid, state_home, {}, {}});
   ctx.fs = real_fs();
   PolicyBuilder b(ctx);
   ProfileSource src;

@@ -61,7 +61,7 @@ RepositoryRunSpec jail_repository(const Runtime& r) {
   return spec;
 }
 
-Result<std::optional<RepositoryRunSpec>> repository_of(const std::string& dir, const std::string& state_dir,
+Result<std::optional<RepositoryRunSpec>> repository_of(const std::string& dir, const std::string& git_objects_dir,
                                                        const std::function<bool(const std::string&)>& writable) {
   RepositoryRunSpec spec;
   auto wt = find_linked_worktree(dir);
@@ -95,10 +95,10 @@ Result<std::optional<RepositoryRunSpec>> repository_of(const std::string& dir, c
   // One store per repository (by its objects directory's identity), kept between runs.
   const std::string key = std::to_string(static_cast<unsigned long long>(st.st_dev)) + "-" +
                           std::to_string(static_cast<unsigned long long>(st.st_ino));
-  if (auto m = private_dir(state_dir + "/git-objects"); !m) return std::move(m).take_error();
-  if (auto m = private_dir(state_dir + "/git-objects/" + key); !m) return std::move(m).take_error();
-  spec.store = state_dir + "/git-objects/" + key + "/objects";
-  spec.work = state_dir + "/git-objects/" + key + "/paddock";
+  if (auto m = private_dir(git_objects_dir); !m) return std::move(m).take_error();
+  if (auto m = private_dir(git_objects_dir + "/" + key); !m) return std::move(m).take_error();
+  spec.store = git_objects_dir + "/" + key + "/objects";
+  spec.work = git_objects_dir + "/" + key + "/paddock";
   return std::optional<RepositoryRunSpec>(std::move(spec));
 }
 

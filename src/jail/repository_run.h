@@ -53,8 +53,9 @@ std::string jail_git_work(const Runtime& r);
 // `paddock run` in DIR (the project): the repository it works in when that repository's objects
 // directory is one the run could write (WRITABLE says), else nullopt. A linked worktree's (its
 // common directory) or the one whose `.git` directory is DIR's or an ancestor's. Its private
-// store lies under STATE_DIR (paddock's state, which no sandbox sees), one per repository.
-Result<std::optional<RepositoryRunSpec>> repository_of(const std::string& dir, const std::string& state_dir,
+// store lies in GIT_OBJECTS_DIR (StateLayout::git_objects_dir: paddock's state, which no sandbox
+// sees), one per repository.
+Result<std::optional<RepositoryRunSpec>> repository_of(const std::string& dir, const std::string& git_objects_dir,
                                                        const std::function<bool(const std::string&)>& writable);
 
 }  // namespace paddock::jail

@@ -16,6 +16,7 @@
 #include "jail/process.h"
 #include "jail/tree.h"
 #include "paddock/jail.h"
+#include "paddock/state.h"
 #include "sys/anchored_dir.h"
 #include "sys/unique_fd.h"
 
@@ -98,17 +99,9 @@ Result<void> check_root(const std::string& dir, uid_t uid, std::string_view what
 }
 
 Result<Store> Store::open_default() {
-  if (const char* d = std::getenv("PADDOCK_JAILS_DIR"); d && *d) return open(d);
-  if (geteuid() == 0) return open("/var/lib/paddock/jails");
-  std::string state;
-  if (const char* x = std::getenv("XDG_STATE_HOME"); x && x[0] == '/') {
-    state = x;
-  } else {
-    const char* home = std::getenv("HOME");
-    if (!home || home[0] != '/') return make_error("HOME is not set to an absolute path", "HOME");
-    state = std::string(home) + "/.local/state";
-  }
-  return open(state + "/paddock/jails");
+  auto state = state_layout_of_process();
+  if (!state) return std::move(state).take_error();
+  return open(state->jails_dir);
 }
 
 Result<Store> Store::open(std::string dir) {

@@ -117,7 +117,7 @@ Result<HostContext> HostContext::from_process() {
   } else {
     ctx.user = std::to_string(ctx.uid);
   }
-  if (const char* x = std::getenv("XDG_STATE_HOME"); x != nullptr && x[0] == '/') ctx.state_home = path::normalize(x);
+  ctx.state = state_layout(StateInputs::from_environment(ctx.uid, ctx.home));
   ctx.fs = real_fs();
   return ctx;
 }

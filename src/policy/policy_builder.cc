@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "paddock/policy.h"
+#include "paddock/state.h"
 #include "policy/env_names.h"
 #include "policy/path_util.h"
 #include "policy/protected_paths.h"
 #include "policy/sensitive_paths.h"
-#include "policy/state_paths.h"
 #include "policy/system_paths.h"
 
 namespace paddock {
@@ -452,12 +452,21 @@ Result<Policy> PolicyBuilder::build() const {
     if (typed != *c) typed_links.push_back({typed, *c, pending});
   }
 
-  // paddock's own state (the undo store, jails): no user rule may name it or anything in it, as
-  // written or as resolved, and the current directory may not lie inside it.
+  // paddock's own state (paddock/state.h: the undo store, jails wherever they are, root's system
+  // state): no user rule may name it or anything in it, as written or as resolved, and the current
+  // directory may not lie inside it.
+  const StateLayout state = ctx_.state.empty() ? state_layout({ctx_.uid, ctx_.home, {}, {}}) : ctx_.state;
   std::vector<std::string> state_forms;
-  for (const std::string& state_dir : paddock_state_dirs(ctx_)) {
+  for (const std::string& state_dir : state.masked()) {
     state_forms.push_back(state_dir);
     if (auto real = fs.canonical(state_dir); real && *real != state_dir) state_forms.push_back(*real);
+  }
+  // A jail's workspace, named by paddock itself: strictly below the jail store, nothing else of it.
+  bool cwd_in_jail_store = false;
+  if (cwd_is_jail_workspace_ && !state.jails_dir.empty() && state.jails_dir[0] == '/') {
+    auto real = fs.canonical(state.jails_dir);
+    for (const std::string& form : {state.jails_dir, real ? *real : state.jails_dir})
+      cwd_in_jail_store = cwd_in_jail_store || path::is_strictly_under(p.cwd, form);
   }
   for (const auto& r : user_rules) {
     for (const auto& form : state_forms) {
@@ -466,10 +475,8 @@ Result<Policy> PolicyBuilder::build() const {
                         r.rule.origin.detail, "grant a directory outside " + form);
     }
   }
-  if (cwd_access_.value_or(Access::ReadWrite) != Access::None) {
+  if (cwd_access_.value_or(Access::ReadWrite) != Access::None && !cwd_in_jail_store) {
     for (const auto& form : state_forms) {
-      // A jail's workspace, named by paddock itself: strictly below jails/, nothing else of the store.
-      if (cwd_is_jail_workspace_ && path::is_at_or_under(p.cwd, form + "/jails") && p.cwd != form + "/jails") continue;
       if (path::is_at_or_under(p.cwd, form)) {
         return make_error("the current directory is inside " + form + ", " + kStateDirReason, p.cwd,
                           "cd elsewhere, or pass --cwd-access none");

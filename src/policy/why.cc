@@ -13,7 +13,7 @@
 #include "policy/path_util.h"
 #include "sys/display.h"
 #include "policy/sensitive_paths.h"
-#include "policy/state_paths.h"
+#include "paddock/state.h"
 
 namespace paddock {
 namespace {

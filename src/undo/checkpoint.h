@@ -16,7 +16,7 @@
 //
 // and the reply one line, "ok ..." or "error ...". The parent reads nothing else from the sandbox:
 // no path, no session, no store name. It takes the snapshot itself, of the scope it fixed before
-// the sandbox existed, into a store the sandbox cannot see (src/policy/state_paths.h). A malformed
+// the sandbox existed, into a store the sandbox cannot see (paddock/state.h). A malformed
 // request, a descriptor that is not an unnamed socket, or a request past the session's limit is
 // answered (when it can be) and otherwise dropped; the parent never blocks on what the sandbox
 // sends it for longer than kCheckpointRequestWait.

@@ -8,7 +8,8 @@
 
 namespace paddock::undo {
 
-Scope scope_from_policy(const Policy& policy, const std::string& state_dir, std::vector<Exclude> excludes) {
+Scope scope_from_policy(const Policy& policy, const std::vector<std::string>& state_dirs,
+                        std::vector<Exclude> excludes) {
   Scope s;
   s.home = policy.home;
   std::vector<std::string> roots;
@@ -19,7 +20,9 @@ Scope scope_from_policy(const Policy& policy, const std::string& state_dir, std:
       s.not_captured.push_back("/: the whole filesystem is not captured");
       continue;
     }
-    if (path::is_at_or_under(r.path, state_dir)) continue;
+    if (std::any_of(state_dirs.begin(), state_dirs.end(),
+                    [&](const std::string& d) { return path::is_at_or_under(r.path, d); }))
+      continue;
     struct stat st;
     if (::lstat(r.path.c_str(), &st) != 0) continue;
     if (!S_ISDIR(st.st_mode)) {
@@ -41,8 +44,8 @@ Scope scope_from_policy(const Policy& policy, const std::string& state_dir, std:
         s.excludes.push_back({Exclude::Kind::Path, d.path, "hidden from the sandbox: " + d.reason});
       }
     }
-    if (path::is_strictly_under(state_dir, root)) {
-      s.excludes.push_back({Exclude::Kind::Path, state_dir, "paddock's own state"});
+    for (const std::string& d : state_dirs) {
+      if (path::is_strictly_under(d, root)) s.excludes.push_back({Exclude::Kind::Path, d, "paddock's own state"});
     }
   }
   return s;

@@ -141,18 +141,6 @@ bool valid_session_id(const std::string& id) {
   return true;
 }
 
-std::string Store::default_dir() {
-  const char* x = std::getenv("XDG_STATE_HOME");
-  std::string state;
-  if (x != nullptr && x[0] == '/') {
-    state = path::normalize(x);
-  } else {
-    const char* home = std::getenv("HOME");
-    state = path::join(path::normalize(home != nullptr && home[0] == '/' ? home : "/"), ".local/state");
-  }
-  return path::join(path::join(state, "paddock"), "undo");
-}
-
 Result<std::unique_ptr<Store>> Store::open(const std::string& dir_given, bool create) {
   std::string dir = path::normalize(dir_given);
   if (create) {

@@ -1,5 +1,5 @@
-// The undo store: one directory per user, outside every sandbox's reach (the policy masks all of
-// $XDG_STATE_HOME/paddock and refuses rules that name it: src/policy/state_paths.h).
+// The undo store: one directory per user (StateLayout::undo_dir, paddock/state.h), outside every
+// sandbox's reach (the policy masks all of paddock's state and refuses rules that name it).
 //
 //   <store>/VERSION                 "paddock-undo-store 1"
 //   <store>/lock                    flock: one writer at a time (snapshot, restore, prune)
@@ -79,8 +79,6 @@ struct Journal {
 
 class Store {
  public:
-  // $XDG_STATE_HOME/paddock/undo (XDG_STATE_HOME only when absolute), else ~/.local/state/paddock/undo.
-  static std::string default_dir();
   // Opens the store at DIR (absolute, reached without symlinks). With CREATE, makes it (and its
   // missing parents, 0700). The directory must belong to the user and not be open to others.
   static Result<std::unique_ptr<Store>> open(const std::string& dir, bool create);
