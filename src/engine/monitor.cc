@@ -21,6 +21,7 @@
 #include "engine/deferred_cleanup.h"
 #include "engine/pty.h"
 #include "net/host_rule.h"
+#include "sys/no_sigpipe.h"
 #include "sys/raw_io.h"
 #include "sys/remove_tree.h"
 #include "sys/syscalls.h"
@@ -474,7 +475,10 @@ Result<RunResult> Launch::wait() {
             err_r_.reset();
           break;
         case kIn: {
-          ssize_t w = write(in_w_.get(), stdin_buf.data() + stdin_off, stdin_buf.size() - stdin_off);
+          // A command that exits without reading it all must not kill the caller (a library user
+          // keeps SIGPIPE's default action).
+          ssize_t w = sys::write_without_sigpipe(in_w_.get(), stdin_buf.data() + stdin_off,
+                                                 stdin_buf.size() - stdin_off);
           if (w > 0) stdin_off += static_cast<std::size_t>(w);
           if ((w < 0 && errno != EAGAIN && errno != EINTR) || stdin_off == stdin_buf.size()) in_w_.reset();
           break;
