@@ -126,6 +126,10 @@ class Store {
   std::string dir_;
 };
 
+// `jail rm`: refused while a command runs in the jail (its lock), and unless FORCE while it
+// holds work not in its source (unsynced(), listed in the error); then Store::remove.
+Result<void> remove_jail(const Store& st, std::string_view name, bool force);
+
 // Bytes used under a directory (allocated blocks), never following symlinks or crossing into
 // other filesystems' mount points.
 Result<std::uint64_t> disk_usage(const std::string& dir);

@@ -188,43 +188,11 @@ int do_show(const std::string& name) {
   return 0;
 }
 
-// Refused when the workspace holds work that is not in the source (as `git worktree remove`
-// refuses a worktree with changes), saying what would be lost; --force removes it anyway.
-Result<void> check_nothing_lost(const jail::Store& st, const std::string& name) {
-  auto r = st.load(name);
-  if (!r) return {};  // damaged: rm is what is offered for it
-  auto lost = jail::unsynced(*r);
-  const std::string hint = "paddock jail sync " + name + " --apply (or --to-branch NAME, --patch FILE) first, or "
-                           "paddock jail rm " + name + " --force";
-  if (!lost) return make_error("cannot tell what removing jail " + name + " would lose: " + lost.error().describe(),
-                               r->workspace_root, hint);
-  if (lost->empty()) return {};
-  constexpr std::size_t kShown = 20;
-  std::string list;
-  for (std::size_t i = 0; i < lost->size() && i < kShown; ++i)
-    list += std::string("\n  ") + (*lost)[i].kind + " " + sys::display((*lost)[i].path);
-  if (lost->size() > kShown) list += "\n  ... and " + std::to_string(lost->size() - kShown) + " more";
-  return make_error("jail " + name + " has " + std::to_string(lost->size()) + " change(s) that are not in its source" +
-                        (r->workspace_mode == jail::WorkspaceMode::Worktree
-                             ? " nor committed on its branch " + r->git_branch
-                             : std::string()) +
-                        "; removing it would lose them:" + list,
-                    r->workspace_root, hint);
-}
-
 int do_rm(const std::string& name, bool force) {
   auto st = store();
   if (!st) return print_error(st.error()), 1;
   if (auto n = jail::check_name(name); !n) return print_error(n.error()), 2;
-  {
-    // Refused while a command runs in it. A jail whose metadata is damaged has no lock to
-    // take: it is removed all the same (that is what rm is offered for).
-    auto lock = st->lock(name, true);
-    if (!lock && lock.error().message.find("in use") != std::string::npos) return print_error(lock.error()), 1;
-    if (!force)
-      if (auto k = check_nothing_lost(*st, name); !k) return print_error(k.error()), 1;
-    if (auto rm = st->remove(name); !rm) return print_error(rm.error()), 1;
-  }
+  if (auto rm = jail::remove_jail(*st, name, force); !rm) return print_error(rm.error()), 1;
   std::fprintf(stderr, "[paddock] removed jail %s\n", name.c_str());
   return 0;
 }
