@@ -11,6 +11,7 @@ pkgs=(build-essential cmake ninja-build pkg-config
       openssl curl passwd login findutils coreutils
       tmux       # tests/agents/run.sh drives each agent's interactive start in a terminal
       sudo     # paddock host escalates through it (docs/host.md; tests/host/run.sh)
+      python3-pytest  # the Python binding's tests (python/tests, ctest python.paddock)
       apparmor)  # apparmor_parser: tests/packaging/apparmor.sh parses the AppArmor profile
 
 if [ "${PADDOCK_NO_INSTALL:-0}" != 1 ]; then
