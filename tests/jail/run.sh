@@ -474,9 +474,11 @@ echo plain >plain.txt" >"$work/out" 2>&1 || fail "$ws: exec: $(cat "$work/out")"
     "$P" jail create "$name" --workspace "$ws" --source "$src" 2>/dev/null && jails+=("$name") || { fail "$ws: create"; continue; }
     "$P" jail exec "$name" -- sh -c "printf '[core]\n\tbare = false\n\tfsmonitor = \"touch $work/c6a-mark; false\"\n' >sub/config" \
       >/dev/null 2>&1 || fail "$ws: exec 1"
-    "$P" jail exec "$name" -- sh -c 'mkdir -p sub/objects/info && echo x >sub/objects/info/x' >/dev/null 2>&1 || fail "$ws: exec 2"
+    # The source gains the repository's objects on its own (the host's work, after the jail was
+    # made): in the jail, sub/ never is a repository, so no check of a jail run can catch the
+    # config; only the check after --apply sees what the write made in the source.
+    mkdir -p "$src/sub/objects/info" && echo x >"$src/sub/objects/info/x"
     "$P" jail sync "$name" --apply >/dev/null 2>"$work/err" || fail "$ws: --apply: $(cat "$work/err")"
-    [ -f "$src/sub/objects/info/x" ] && ok || fail "$ws: sub/objects/info/x not applied"
     [ ! -e "$src/sub/config" ] && ok || fail "$ws: a repository assembled in the source by --apply kept the run's config"
     grep -q "$src/sub/config" "$work/err" && ok || fail "$ws: the check after --apply does not say what it moved: $(cat "$work/err")"
   done
