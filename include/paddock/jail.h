@@ -103,6 +103,8 @@ class Store {
   // writable by others.
   static Result<Store> open_default();
   static Result<Store> open(std::string dir);
+  // Where open_default() opens, without creating anything.
+  static Result<std::string> default_dir();
 
   const std::string& dir() const { return dir_; }
   std::string root_of(std::string_view name) const { return dir_ + "/" + std::string(name); }
@@ -159,7 +161,9 @@ Result<std::string> sync_to_branch(const Runtime& r, const std::string& branch);
 // Into the source's files: refused, listing them, when a file the jail changed was also
 // changed in the source since the jail was made. Files the host runs or trusts later (the
 // protected list: .envrc, .vscode, git hooks, ...) are never written there: they are returned in
-// `held` for the user to review and copy by hand. Returns what was applied.
-Result<std::vector<Change>> sync_apply(const Runtime& r, std::vector<std::string>& held);
+// `held` for the user to review and copy by hand. Returns what was applied. When it refuses,
+// the files also changed in the source are in *REFUSED (when given) as well as in the error.
+Result<std::vector<Change>> sync_apply(const Runtime& r, std::vector<std::string>& held,
+                                       std::vector<std::string>* refused = nullptr);
 
 }  // namespace paddock::jail

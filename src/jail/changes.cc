@@ -330,7 +330,9 @@ bool host_runs_it(const std::string& rel) {
   return false;
 }
 
-Result<std::vector<Change>> refuse_conflicts(const Runtime& r, const std::vector<std::string>& conflicts) {
+Result<std::vector<Change>> refuse_conflicts(const Runtime& r, const std::vector<std::string>& conflicts,
+                                             std::vector<std::string>* refused) {
+  if (refused) *refused = conflicts;
   std::string list;
   for (const auto& p : conflicts) list += "\n  " + p;
   return make_error(std::to_string(conflicts.size()) + " file(s) the jail changed were also changed in the source "
@@ -363,7 +365,7 @@ Result<std::vector<Change>> apply_changes(CopyState& c, const Runtime& r, const 
   return done;
 }
 
-Result<std::vector<Change>> copy_apply(const Runtime& r, std::vector<std::string>& held) {
+Result<std::vector<Change>> copy_apply(const Runtime& r, std::vector<std::string>& held, std::vector<std::string>* refused) {
   auto c = open_copy(r);
   if (!c) return std::move(c).take_error();
   auto changes = copy_changes(*c, r);
@@ -379,7 +381,7 @@ Result<std::vector<Change>> copy_apply(const Runtime& r, std::vector<std::string
                                          now.mode == before.mode && now.ino == before.ino));
     if (!same) conflicts.push_back(ch.path);
   }
-  if (!conflicts.empty()) return refuse_conflicts(r, conflicts);
+  if (!conflicts.empty()) return refuse_conflicts(r, conflicts, refused);
   auto done = apply_changes(*c, r, *changes, r.workspace_root, held);
   if (!done) return done;
   // The manifest now takes the synced state as the new starting point.
@@ -482,7 +484,8 @@ Result<CopyState> open_overlay(const Runtime& r) {
   return c;
 }
 
-Result<std::vector<Change>> overlay_apply(const Runtime& r, std::vector<std::string>& held) {
+Result<std::vector<Change>> overlay_apply(const Runtime& r, std::vector<std::string>& held,
+                                          std::vector<std::string>* refused) {
   auto c = open_overlay(r);
   if (!c) return std::move(c).take_error();
   auto changes = overlay_changes(c->src.get(), c->ws.get(), r);
@@ -510,7 +513,7 @@ Result<std::vector<Change>> overlay_apply(const Runtime& r, std::vector<std::str
   }
   std::sort(conflicts.begin(), conflicts.end());
   conflicts.erase(std::unique(conflicts.begin(), conflicts.end()), conflicts.end());
-  if (!conflicts.empty()) return refuse_conflicts(r, conflicts);
+  if (!conflicts.empty()) return refuse_conflicts(r, conflicts, refused);
   auto done = apply_changes(*c, r, *changes, overlay_upper(r), held);
   if (!done) return done;
   // What this sync wrote is the source's new starting point.
@@ -637,12 +640,13 @@ Result<std::string> sync_to_branch(const Runtime& r, const std::string& branch) 
   return commit;
 }
 
-Result<std::vector<Change>> sync_apply(const Runtime& r, std::vector<std::string>& held) {
+Result<std::vector<Change>> sync_apply(const Runtime& r, std::vector<std::string>& held,
+                                       std::vector<std::string>* refused) {
   switch (r.workspace_mode) {
     case WorkspaceMode::Copy:
-      return copy_apply(r, held);
+      return copy_apply(r, held, refused);
     case WorkspaceMode::Overlay:
-      return overlay_apply(r, held);
+      return overlay_apply(r, held, refused);
     case WorkspaceMode::Worktree: {
       auto d = worktree_diff(r, true);
       if (!d) return std::move(d).take_error();
@@ -667,6 +671,7 @@ Result<std::vector<Change>> sync_apply(const Runtime& r, std::vector<std::string
           conflicts.push_back(c.path);
       }
       if (!conflicts.empty()) {
+        if (refused) *refused = conflicts;
         std::string list;
         for (const auto& p : conflicts) list += "\n  " + p;
         return make_error(std::to_string(conflicts.size()) + " file(s) the jail changed were also changed in the source "
