@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/arg_values.h"
 #include "cli/commands.h"
 #include "cli/footer.h"
 #include "policy/path_util.h"
@@ -35,14 +36,13 @@ using undo::Store;
 struct UndoFlags {
   bool json = false;
   std::string session;  // SESSION or SESSION:SNAPSHOT
-  bool dry_run = false, yes = false, force = false, resume = false;
+  bool dry_run = false, yes = false, force = false, resume = false, restore_json = false;
   int keep = -1;
   std::string older_than, max_size;
 };
 
 int fail(const Error& e, int code = 1) {
-  std::fprintf(stderr, "paddock undo: %s\n", e.describe().c_str());
-  if (!e.hint.empty()) std::fprintf(stderr, "paddock undo: hint: %s\n", e.hint.c_str());
+  print_command_error("paddock undo", e);
   return code;
 }
 
@@ -96,6 +96,7 @@ std::string abs_path(const std::string& p) {
   return a;
 }
 
+// One line per change; the paths are the sandbox's choice, so control bytes are escaped.
 std::string change_line(const Change& c) {
   std::string p = c.path.empty() ? c.root : c.root + "/" + c.path;
   if (c.type == undo::EntryType::Dir && c.kind != Change::Kind::Mode) p += "/";
@@ -103,14 +104,15 @@ std::string change_line(const Change& c) {
   switch (c.kind) {
     case Change::Kind::Mode:
       std::snprintf(buf, sizeof(buf), " (%04o -> %04o)", static_cast<unsigned>(c.old_mode), static_cast<unsigned>(c.new_mode));
-      return "mode      " + p + buf;
-    case Change::Kind::Symlink: return "symlink   " + p + " (" + c.old_target + " -> " + c.new_target + ")";
-    case Change::Kind::Type: return "type      " + p;
-    case Change::Kind::Added: return "added     " + p + (c.type == undo::EntryType::Symlink ? " -> " + c.new_target : "");
-    case Change::Kind::Deleted: return "deleted   " + p;
-    case Change::Kind::Modified: return "modified  " + p;
+      return printable("mode      " + p + buf);
+    case Change::Kind::Symlink: return printable("symlink   " + p + " (" + c.old_target + " -> " + c.new_target + ")");
+    case Change::Kind::Type: return printable("type      " + p);
+    case Change::Kind::Added:
+      return printable("added     " + p + (c.type == undo::EntryType::Symlink ? " -> " + c.new_target : ""));
+    case Change::Kind::Deleted: return printable("deleted   " + p);
+    case Change::Kind::Modified: return printable("modified  " + p);
   }
-  return p;
+  return printable(p);
 }
 
 nlohmann::json change_json(const Change& c) {
@@ -279,6 +281,21 @@ int do_diff(const UndoFlags& f) {
   return 0;
 }
 
+// `restore --json`: the plan (with --dry-run) or what was done, as one object on stdout.
+nlohmann::json restore_json(const std::string& session, int target, const undo::RestoreOutcome& o, bool dry_run) {
+  nlohmann::json j{{"session", session}, {"target", target}, {"dry_run", dry_run}, {"applied", o.applied}};
+  j["changes"] = nlohmann::json::array();
+  for (const auto& c : o.changes) j["changes"].push_back(change_json(c));
+  j["conflicts"] = o.conflicts;
+  j["warnings"] = o.warnings;
+  if (o.applied) j["undo_with"] = session + ":" + std::to_string(o.before_snapshot);
+  return j;
+}
+
+void print_json(const nlohmann::json& j) {
+  std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
 int do_restore(const UndoFlags& f) {
   auto store = Store::open(Store::default_dir(), false);
   if (!store) return fail(store.error());
@@ -310,14 +327,18 @@ int do_restore(const UndoFlags& f) {
   auto plan = mgr.restore(req);
   if (!plan) return fail(plan.error());
   const std::string target = req.session + ":" + std::to_string(req.target);
+  const bool refused = !plan->conflicts.empty() && !f.force;
+  if (f.restore_json && (f.dry_run || plan->changes.empty() || refused)) print_json(restore_json(req.session, req.target, *plan, true));
   if (plan->changes.empty()) {
     // A restore changes what differs between the session's last snapshot and the target.
     std::fprintf(stderr, "[paddock] nothing to restore: the session's last snapshot is already as %s\n", target.c_str());
     return 0;
   }
-  for (const auto& c : plan->changes) std::printf("%s\n", change_line(c).c_str());
+  if (!f.restore_json) {
+    for (const auto& c : plan->changes) std::printf("%s\n", change_line(c).c_str());
+  }
   for (const auto& w : plan->warnings) std::fprintf(stderr, "[paddock] warning: %s\n", w.c_str());
-  if (!plan->conflicts.empty() && !f.force) {
+  if (refused) {
     std::fprintf(stderr, "paddock undo: refusing to restore: these changed after the session's last snapshot and would be overwritten:\n");
     for (const auto& c : plan->conflicts) std::fprintf(stderr, "  %s\n", c.c_str());
     std::fprintf(stderr, "paddock undo: hint: --force overwrites them (what is there now is snapshotted first)\n");
@@ -343,6 +364,7 @@ int do_restore(const UndoFlags& f) {
   const auto t0 = std::chrono::steady_clock::now();
   auto done = mgr.restore(req);
   if (!done) return fail(done.error());
+  if (f.restore_json) print_json(restore_json(req.session, req.target, *done, false));
   if (!done->applied) {
     std::fprintf(stderr, "paddock undo: the tree changed while asking; nothing restored, run it again\n");
     return 1;
@@ -413,27 +435,34 @@ void register_undo(CLI::App& app) {
   auto f = std::make_shared<UndoFlags>();
   auto* cmd = app.add_subcommand("undo", "See and take back what a `paddock run --undo` changed");
   cmd->require_subcommand(1);
+  auto session = [&f](CLI::App* sub, const char* help) {
+    values(sub->add_option("session", f->session, help), ValueKind::Session, "SESSION[:N]");
+  };
   auto* list = cmd->add_subcommand("list", "Sessions and their snapshots: when, command, files changed");
   list->add_flag("--json", f->json, "JSON output");
   list->callback([f] { set_exit_code(do_list(*f)); });
   auto* show = cmd->add_subcommand("show", "What a session changed, its scope and excludes");
-  show->add_option("session", f->session, "SESSION[:SNAPSHOT] (default: the most recent session)");
+  session(show, "The session, and the snapshot to compare with its first (default: the most recent session, its last)");
   show->add_flag("--json", f->json, "JSON output");
   show->callback([f] { set_exit_code(do_show(*f)); });
   auto* diff = cmd->add_subcommand("diff", "Unified diff of a session's changes (-- PATH... to limit)");
-  diff->add_option("session", f->session, "SESSION[:SNAPSHOT] (default: the most recent session)");
+  session(diff, "The session, and the snapshot to compare with its first (default: the most recent session, its last)");
   diff->callback([f] { set_exit_code(do_diff(*f)); });
   auto* restore = cmd->add_subcommand("restore", "Bring the tree back to a snapshot (default: the last session's first)");
-  restore->add_option("session", f->session, "SESSION[:SNAPSHOT]");
+  session(restore, "The session and the snapshot to go back to (default: the most recent session, :0)");
   restore->add_flag("--dry-run", f->dry_run, "Say what would change, change nothing");
   restore->add_flag("--yes,-y", f->yes, "Do not ask");
   restore->add_flag("--force", f->force, "Overwrite files changed since the session's last snapshot");
   restore->add_flag("--resume", f->resume, "Finish a restore that was interrupted");
+  restore->add_flag("--json", f->restore_json,
+                    "The changes (what --dry-run would do, or what was done), conflicts and warnings as JSON on stdout");
   restore->callback([f] { set_exit_code(do_restore(*f)); });
   auto* prune = cmd->add_subcommand("prune", "Remove old sessions and the objects only they used");
-  prune->add_option("--keep", f->keep, "Keep the N most recent sessions");
-  prune->add_option("--older-than", f->older_than, "Remove sessions older than this (30d, 12h)");
-  prune->add_option("--max-size", f->max_size, "Remove the oldest sessions until the store's objects fit (5G)");
+  values(prune->add_option("--keep", f->keep, "Keep the N most recent sessions"), ValueKind::Text, "N");
+  values(prune->add_option("--older-than", f->older_than, "Remove sessions older than DURATION (30d, 12h)"),
+         ValueKind::Text, "DURATION");
+  values(prune->add_option("--max-size", f->max_size, "Remove the oldest sessions until the store's objects fit in SIZE (5G)"),
+         ValueKind::Text, "SIZE");
   prune->callback([f] { set_exit_code(do_prune(*f)); });
 }
 

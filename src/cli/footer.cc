@@ -13,10 +13,8 @@ std::string tilde(const Policy& p, const std::string& path) {
   return path;
 }
 
+}  // namespace
 
-// Safe for a terminal: control bytes shown as \xNN. Lines paddock prints can hold names the sandbox
-// chose (a file it left, a host it tried), and an escape sequence could rewrite the lines around
-// it.
 std::string printable(const std::string& s) {
   std::string out;
   for (unsigned char c : s) {
@@ -31,8 +29,6 @@ std::string printable(const std::string& s) {
   }
   return out;
 }
-}  // namespace
-
 
 std::vector<std::string> left_behind_lines(const std::vector<LeftBehind>& left) {
   std::vector<std::string> out;

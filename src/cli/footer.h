@@ -21,6 +21,11 @@ std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const
 std::vector<std::string> left_behind_lines(const std::vector<LeftBehind>& left);
 void print_left_behind(const std::vector<LeftBehind>& left);
 
+// Safe for a terminal: control bytes shown as \xNN. Lines paddock prints can hold names the sandbox
+// chose (a file it left, a host it tried), and an escape sequence could rewrite the lines around
+// it.
+std::string printable(const std::string& s);
+
 // Prints lines with the "[paddock] " prefix to stderr.
 void print_prefixed(const std::vector<std::string>& lines);
 
