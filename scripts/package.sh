@@ -4,7 +4,7 @@
 # checks it with lintian. docs/packaging.md says what the package holds.
 #
 # usage: scripts/package.sh [--out DIR] [--no-lintian]
-#   --out DIR      where paddock_*.deb, paddock-dbgsym_*.ddeb, .buildinfo and .changes go
+#   --out DIR      where paddock_*.deb, paddock-dbgsym_*.deb, .buildinfo and .changes go
 #                  (default build/deb); the tree is copied to DIR/src and built there
 #   --no-lintian   skip lintian (it runs by default and any error or warning fails the build)
 #
@@ -69,6 +69,6 @@ echo "package.sh: $deb ($(du -h "$deb" | cut -f1)), $(ls "$out"/paddock-dbgsym_*
 
 if [ "$lint" = 1 ]; then
   # Every error and warning fails; overrides are in debian/paddock.lintian-overrides, each with why.
-  lintian --fail-on error,warning --display-info --no-tag-display-limit "$changes" | tee "$out/lintian.log"
+  lintian --fail-on error,warning --display-info --tag-display-limit 0 "$changes" | tee "$out/lintian.log"
   echo "package.sh: lintian $(lintian --version | awk '{print $2}'): no error or warning"
 fi

@@ -47,7 +47,7 @@ Diagnosis diagnose(const CLI::App& app, const std::vector<std::string>& args) {
       const CLI::Option* o = find_option(*cur, name);
       if (o == nullptr) {
         const std::string hint = is_long ? did_you_mean(name, long_names(*cur)) : std::string();
-        return {command_path(*cur), with_hint("unknown option \"" + name + "\"", hint)};
+        return {cur, command_path(*cur), with_hint("unknown option \"" + name + "\"", hint)};
       }
       // A value in the next argument (not for "--x=v", nor "-xv").
       const bool inline_value = is_long ? a.find('=') != std::string::npos : a.size() > 2;
@@ -76,11 +76,11 @@ Diagnosis diagnose(const CLI::App& app, const std::vector<std::string>& args) {
     }
     const auto names = command_names(*cur);
     if (names.empty()) {
-      return {command_path(*cur), "unexpected argument \"" + a + "\""};
+      return {cur, command_path(*cur), "unexpected argument \"" + a + "\""};
     }
-    return {command_path(*cur), with_hint("unknown command \"" + a + "\"", did_you_mean(a, names))};
+    return {cur, command_path(*cur), with_hint("unknown command \"" + a + "\"", did_you_mean(a, names))};
   }
-  return {command_path(*cur), ""};
+  return {cur, command_path(*cur), ""};
 }
 
 Diagnosis explain_parse_error(const CLI::App& app, const std::vector<std::string>& args, const CLI::ParseError& e) {
@@ -88,12 +88,9 @@ Diagnosis explain_parse_error(const CLI::App& app, const std::vector<std::string
   if (!d.message.empty()) return d;
   std::string what = strip_cli11_noise(e.what());
   // "A subcommand is required" from CLI11 names neither the command nor the choices.
-  const CLI::App* cur = &app;
-  for (const auto& a : args)
-    if (const CLI::App* s = find_subcommand(*cur, a)) cur = s;
   if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr && what.find("subcommand") != std::string::npos) {
     std::string names;
-    for (const auto& n : command_names(*cur)) names += (names.empty() ? "" : ", ") + n;
+    for (const auto& n : command_names(*d.at)) names += (names.empty() ? "" : ", ") + n;
     what = "a command is required: " + names;
   }
   d.message = what;

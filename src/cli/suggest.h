@@ -11,7 +11,8 @@
 namespace paddock::cli {
 
 struct Diagnosis {
-  std::string command;  // "paddock jail create": the deepest command the arguments reached
+  const CLI::App* at = nullptr;  // the deepest command the arguments reached
+  std::string command;  // its path, "paddock jail create"
   std::string message;  // "unknown option \"--alow\" (did you mean \"--allow\"?)"; "" when none found
 };
 

@@ -10,6 +10,7 @@ its description, and every option the page's roff lists (.TP tags) must be one -
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -53,6 +54,9 @@ def help_entries(paddock, path):
 
 def main():
     paddock, mandir = sys.argv[1], sys.argv[2]
+    if shutil.which("man") is None:
+        print("SKIPPED: man is not installed (Debian: apt-get install man-db)")
+        return 77
     failures = []
     env = dict(os.environ, MANWIDTH="240", MANPAGER="cat", PAGER="cat", LC_ALL="C.UTF-8")
     _, commands = help_entries(paddock, [])

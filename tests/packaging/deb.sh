@@ -8,11 +8,14 @@
 # installed files, the binary is stripped with its debug symbols in paddock-dbgsym, and `apt purge`
 # leaves nothing of paddock's but the users' state, which it names.
 #
-# usage: deb.sh BUILD_DIR        exit 77 (a skip, with the reason) without root, without the
-#                                Debian tools, or when Debian's mirror cannot be reached.
+# usage: deb.sh BUILD_DIR [--reuse]   exit 77 (a skip, with the reason) without root, without the
+#                                      Debian tools, or when Debian's mirror cannot be reached.
+#   --reuse  test the package already in BUILD_DIR/deb instead of building it (while working on
+#            this test; ctest always builds)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
-build=$(cd "${1:?usage: deb.sh BUILD_DIR}" && pwd)
+build=$(cd "${1:?usage: deb.sh BUILD_DIR [--reuse]}" && pwd)
+reuse=${2:-}
 skip() { echo "SKIPPED: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "making and entering a root needs root"
 for t in dpkg-buildpackage dh lintian mmdebstrap unshare pivot_root readelf; do
@@ -31,15 +34,17 @@ check() {  # check DESCRIPTION COMMAND...
 
 # --- the package, and lintian ------------------------------------------------------------------
 t0=$(date +%s)
-"$src/scripts/package.sh" --out "$out" || { echo "FAIL: scripts/package.sh"; exit 1; }
+if [ "$reuse" != --reuse ]; then
+  "$src/scripts/package.sh" --out "$out" || { echo "FAIL: scripts/package.sh"; exit 1; }
+fi
 t1=$(date +%s)
 deb=$(ls "$out"/paddock_*.deb)
-ddeb=$(ls "$out"/paddock-dbgsym_*.ddeb)
+dbgsym=$(ls "$out"/paddock-dbgsym_*.deb)
 
 # --- a clean root from Debian's mirror ---------------------------------------------------------
 tarball=$out/root-bookworm.tar
 if [ ! -s "$tarball" ] || [ -n "$(find "$tarball" -mtime +7)" ]; then
-  if ! mmdebstrap --variant=apt --mode=root --include=man-db,bash-completion,less \
+  if ! mmdebstrap --variant=apt --mode=root --format=tar --include=man-db,bash-completion,less \
        bookworm "$tarball.tmp" http://deb.debian.org/debian >"$work/mmdebstrap.log" 2>&1; then
     tail -5 "$work/mmdebstrap.log"
     rm -f "$tarball.tmp"
@@ -51,7 +56,7 @@ t2=$(date +%s)
 root=$work/root
 mkdir "$root"
 tar -xf "$tarball" -C "$root"
-cp "$deb" "$ddeb" "$root/tmp/"
+cp "$deb" "$dbgsym" "$root/tmp/"
 # A user of the root, as useradd would make it (the root has no passwd package).
 echo "user:x:1000:1000::/home/user:/bin/bash" >>"$root/etc/passwd"
 echo "user:x:1000:" >>"$root/etc/group"
@@ -104,7 +109,7 @@ chown 1000:1000 "$root/home/user/proj"
 snapshot >"$work/before"
 
 # --- install -----------------------------------------------------------------------------------
-check "apt-get install of the package" in_root sh -c 'apt-get install -y /tmp/paddock_*.deb /tmp/paddock-dbgsym_*.ddeb >/tmp/install.log 2>&1 || { cat /tmp/install.log; exit 1; }'
+check "apt-get install of the package" in_root sh -c 'apt-get install -y /tmp/paddock_*.deb /tmp/paddock-dbgsym_*.deb >/tmp/install.log 2>&1 || { cat /tmp/install.log; exit 1; }'
 check "paddock --version names the commit" in_root sh -c 'paddock --version | grep -Eq "^paddock [0-9.]+ \(commit [0-9a-f]{12}(-dirty)?, RelWithDebInfo\)$"'
 
 # Stripped, with its debug symbols where gdb finds them by build id.
@@ -122,7 +127,7 @@ checks=$((checks + 1))
 for f in usr/share/man/man1/paddock.1.gz usr/share/man/man1/paddock-run.1.gz usr/share/man/man1/paddock-jail.1.gz \
          usr/share/man/man5/paddock-profile.5.gz usr/share/bash-completion/completions/paddock \
          usr/share/zsh/vendor-completions/_paddock usr/share/fish/vendor_completions.d/paddock.fish \
-         usr/lib/tmpfiles.d/paddock.conf usr/share/paddock/apparmor/paddock usr/share/doc/paddock/README.md \
+         usr/lib/tmpfiles.d/paddock.conf usr/share/paddock/apparmor/paddock usr/share/doc/paddock/README.md.gz \
          usr/share/doc/paddock/copyright; do
   check "the package installs /$f" test -e "$root/$f"
 done
@@ -174,13 +179,14 @@ done <"$work/left"
 # apparmor_parser stand-in records what the maintainer scripts ask of it: reading the profile
 # (-Q -K, refused when /tmp/aa-too-old exists, as Debian 12's AppArmor 3.0 does), loading (-r)
 # and unloading (-R) it.
-cat >"$root/usr/local/sbin/apparmor_parser" <<'PARSER'
+# (In /usr/sbin: apt runs dpkg with PATH=/usr/sbin:/usr/bin:/sbin:/bin; the root has no apparmor.)
+cat >"$root/usr/sbin/apparmor_parser" <<'PARSER'
 #!/bin/sh
 echo "$*" >>/tmp/aa.log
 if [ "$1" = -Q ] && [ -e /tmp/aa-too-old ]; then exit 1; fi
 exit 0
 PARSER
-chmod 755 "$root/usr/local/sbin/apparmor_parser"
+chmod 755 "$root/usr/sbin/apparmor_parser"
 aa=$root/etc/apparmor.d/paddock
 mkdir -p "$root/etc/apparmor.d"
 install_pkg() { in_root --fake-apparmor sh -c 'apt-get install -y /tmp/paddock_*.deb >/tmp/install.log 2>&1 || { cat /tmp/install.log; exit 1; }'; }
