@@ -97,9 +97,9 @@ Result<void> check_root(const std::string& dir, uid_t uid, std::string_view what
   return check_fd(fd->get(), dir, uid, what);
 }
 
-Result<Store> Store::open_default() {
-  if (const char* d = std::getenv("PADDOCK_JAILS_DIR"); d && *d) return open(d);
-  if (geteuid() == 0) return open("/var/lib/paddock/jails");
+Result<std::string> Store::default_dir() {
+  if (const char* d = std::getenv("PADDOCK_JAILS_DIR"); d && *d) return std::string(d);
+  if (geteuid() == 0) return std::string("/var/lib/paddock/jails");
   std::string state;
   if (const char* x = std::getenv("XDG_STATE_HOME"); x && x[0] == '/') {
     state = x;
@@ -108,7 +108,13 @@ Result<Store> Store::open_default() {
     if (!home || home[0] != '/') return make_error("HOME is not set to an absolute path", "HOME");
     state = std::string(home) + "/.local/state";
   }
-  return open(state + "/paddock/jails");
+  return state + "/paddock/jails";
+}
+
+Result<Store> Store::open_default() {
+  auto dir = default_dir();
+  if (!dir) return std::move(dir).take_error();
+  return open(*dir);
 }
 
 Result<Store> Store::open(std::string dir) {
