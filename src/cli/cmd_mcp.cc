@@ -203,10 +203,10 @@ void register_mcp(CLI::App& app) {
   cmd->add_flag("--no-warm", flags->no_warm, "start every sandbox on demand (no warm pool)");
   values(cmd->add_option("--drain-seconds", flags->drain_seconds,
                          "HTTP: on SIGTERM, let calls in flight finish for up to this long (default 30)"),
-         ValueKind::Text, "SECONDS");
+         ValueKind::Text, "N");
   values(cmd->add_option("--ready-empty-pool-seconds", flags->ready_empty_pool_seconds,
                          "HTTP: /readyz turns 503 once the warm pools stayed empty this long (default 10; 0: never)"),
-         ValueKind::Text, "SECONDS");
+         ValueKind::Text, "N");
   cmd->callback([flags] { set_exit_code(do_mcp(*flags)); });
 }
 
