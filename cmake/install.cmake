@@ -45,6 +45,13 @@ target_link_options(paddock_shared PRIVATE -Wl,--version-script=${PADDOCK_EXPORT
 target_include_directories(paddock_shared INTERFACE $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/include>
                                                     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 
+# The Debian package ships the command alone (debian/rules turns this off): libpaddock's own
+# packages (a library, -dev and python3- package) are not made yet.
+option(PADDOCK_INSTALL_LIBRARY "cmake --install installs libpaddock, its headers, paddock.pc, the CMake package and the Python package" ON)
+if(NOT PADDOCK_INSTALL_LIBRARY)
+  return()
+endif()
+
 install(TARGETS paddock_shared paddock_static EXPORT paddockTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/include/paddock DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}

@@ -10,6 +10,7 @@ pkgs=(build-essential cmake ninja-build pkg-config
       bubblewrap hyperfine jq iproute2 util-linux procps python3 git time
       openssl curl passwd login findutils coreutils
       tmux       # tests/agents/run.sh drives each agent's interactive start in a terminal
+      zsh        # tests/agents/run.sh runs Claude Code's commands in zsh too (the shell step)
       sudo     # paddock host escalates through it (docs/host.md; tests/host/run.sh)
       python3-pytest  # the Python binding's tests (python/tests, ctest python.paddock)
       apparmor)  # apparmor_parser: tests/packaging/apparmor.sh parses the AppArmor profile

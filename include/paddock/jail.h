@@ -105,6 +105,8 @@ class Store {
   // writable by others.
   static Result<Store> open_default();
   static Result<Store> open(std::string dir);
+  // Where open_default() opens, without creating anything.
+  static Result<std::string> default_dir();
 
   const std::string& dir() const { return dir_; }
   std::string root_of(std::string_view name) const { return dir_ + "/" + std::string(name); }
@@ -182,8 +184,8 @@ struct Published {
 // commit's version there). The source's work tree is not touched.
 Result<Published> sync_to_branch(const Runtime& r, const std::string& branch);
 // Into the source's files: refused, listing them, when a file the jail changed was also changed
-// in the source since the jail was made. Held changes are never written; the gate checks the
-// source after the write.
-Result<Published> sync_apply(const Runtime& r);
+// in the source since the jail was made (those files are also in *REFUSED, when given). Held
+// changes are never written; the gate checks the source after the write.
+Result<Published> sync_apply(const Runtime& r, std::vector<std::string>* refused = nullptr);
 
 }  // namespace paddock::jail

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/arg_values.h"
 #include "cli/commands.h"
 #include "cli/footer.h"
 #include "undo/checkpoint.h"
@@ -64,16 +65,17 @@ int do_checkpoint(const CheckpointFlags& f) {
   }
   if (!r) {
     if (!fd_problem.empty()) {
-      print_error(make_error(fd_problem, "paddock checkpoint"));
+      print_command_error("paddock checkpoint", make_error(fd_problem));
       return 1;
     }
     if (f.if_available) return 0;
-    print_error(make_error("no checkpoint channel: this is not inside a `paddock run --undo`", "paddock checkpoint",
-                           "--if-available makes this a quiet no-op (for hooks that also run outside paddock)"));
+    print_command_error("paddock checkpoint",
+                        make_error("no checkpoint channel: this is not inside a `paddock run --undo`", {},
+                                   "--if-available makes this a quiet no-op (for hooks that also run outside paddock)"));
     return 1;
   }
   if (!*r) {
-    print_error(r->error());
+    print_command_error("paddock checkpoint", r->error());
     return 1;
   }
   std::printf("[paddock] checkpoint %s%s%s\n", (*r)->c_str(), label.empty() ? "" : ": ", label.c_str());
@@ -86,7 +88,8 @@ void register_checkpoint(CLI::App& app) {
   auto f = std::make_shared<CheckpointFlags>();
   auto* cmd = app.add_subcommand(
       "checkpoint", "Inside a `paddock run --undo`: ask paddock for a snapshot now (paddock undo restore SESSION:N returns to it)");
-  cmd->add_option("label", f->words, "What the snapshot is (\"before refactor\"); at most 200 bytes");
+  values(cmd->add_option("label", f->words, "What the snapshot is (\"before refactor\"); at most 200 bytes"),
+         ValueKind::Text, "LABEL");
   cmd->add_flag("--if-available", f->if_available, "Exit 0 quietly when not inside a `paddock run --undo`");
   cmd->callback([f] { set_exit_code(do_checkpoint(*f)); });
 }

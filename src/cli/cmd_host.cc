@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "cli/arg_values.h"
 #include "cli/commands.h"
 #include "cli/footer.h"
 #include "host/config.h"
@@ -90,7 +91,7 @@ void register_host(CLI::App& app) {
 
   auto* install = host->add_subcommand("install", "Create the agent users, state dirs, wrappers and sudoers rules "
                                                   "(idempotent; --dry-run prints every change first)");
-  install->add_option("--config", f->config, "host.toml (default /etc/paddock/host.toml)");
+  values(install->add_option("--config", f->config, "host.toml (default /etc/paddock/host.toml)"), ValueKind::File, "FILE");
   install->add_flag("--dry-run", f->dry_run, "Print what would change, change nothing");
   install->callback([f, load] {
     auto cfg = load();
@@ -110,7 +111,7 @@ void register_host(CLI::App& app) {
   });
 
   auto* check = host->add_subcommand("check", "Validate the config and the installed state (exit 1 on a failure)");
-  check->add_option("--config", f->config, "host.toml (default /etc/paddock/host.toml)");
+  values(check->add_option("--config", f->config, "host.toml (default /etc/paddock/host.toml)"), ValueKind::File, "FILE");
   check->callback([load] {
     auto cfg = load();
     if (!cfg) {
@@ -129,8 +130,10 @@ void register_host(CLI::App& app) {
   });
 
   auto* uninstall = host->add_subcommand("uninstall", "Remove exactly what install created (from its manifest)");
-  uninstall->add_option("--config", f->config, "host.toml, to find the manifest (default /etc/paddock/host.toml)");
-  uninstall->add_option("--manifest", f->manifest, "The install manifest, when the config is gone");
+  values(uninstall->add_option("--config", f->config, "host.toml, to find the manifest (default /etc/paddock/host.toml)"),
+         ValueKind::File, "FILE");
+  values(uninstall->add_option("--manifest", f->manifest, "The install manifest, when the config is gone"),
+         ValueKind::File, "FILE");
   uninstall->add_flag("--dry-run", f->dry_run, "Print what would be removed, remove nothing");
   uninstall->add_flag("--keep-state", f->keep_state, "Keep the agents' state directories (sessions, logins)");
   uninstall->callback([f, load] {
@@ -157,8 +160,8 @@ void register_host(CLI::App& app) {
   });
 
   auto* explain = host->add_subcommand("explain", "For you: your roots, config sources, settings and env, with precedence");
-  explain->add_option("--config", f->config, "host.toml (default /etc/paddock/host.toml)");
-  explain->add_option("agent", f->agent, "Only this agent");
+  values(explain->add_option("--config", f->config, "host.toml (default /etc/paddock/host.toml)"), ValueKind::File, "FILE");
+  values(explain->add_option("agent", f->agent, "Only this agent"), ValueKind::Text, "AGENT");
   explain->callback([f, load] {
     auto cfg = load();
     if (!cfg) {

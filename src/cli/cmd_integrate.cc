@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "cli/arg_values.h"
 #include "cli/commands.h"
 #include "integrate/integrate.h"
 
@@ -17,13 +18,13 @@ void register_integrate(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "integrate", "Teach an agent about paddock: claude (a hook that explains refusals to the model, and a "
                    "CLAUDE.md section), codex (an AGENTS.md section); --remove takes it back");
-  cmd->add_option("agent", f->agent, "claude or codex")->required();
+  one_of(cmd->add_option("agent", f->agent, "The agent to teach")->required(), {"claude", "codex"});
   cmd->add_flag("--remove", f->remove, "Take the integration back");
   cmd->callback([f] {
     const char* home = std::getenv("HOME");
     auto r = integrate::apply(f->agent, home ? home : "", f->remove);
     if (!r) {
-      std::fprintf(stderr, "paddock integrate: %s\n", r.error().describe().c_str());
+      print_command_error("paddock integrate", r.error());
       set_exit_code(2);
       return;
     }

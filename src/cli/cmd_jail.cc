@@ -7,6 +7,7 @@
 #include <ctime>
 #include <memory>
 
+#include "cli/arg_values.h"
 #include "cli/commands.h"
 #include "cli/footer.h"
 #include "cli/run_command.h"
@@ -22,11 +23,6 @@
 
 namespace paddock::cli {
 namespace {
-
-std::string cwd_or_empty() {
-  char buf[4096];
-  return getcwd(buf, sizeof(buf)) ? std::string(buf) : std::string();
-}
 
 std::string when(std::int64_t t) {
   std::time_t tt = static_cast<std::time_t>(t);
@@ -177,14 +173,34 @@ int do_list(bool json) {
   return 0;
 }
 
-int do_show(const std::string& name) {
+// `paddock jail show NAME`: the jail as a person reads it (times in UTC); --json: runtime.json
+// with the size.
+int do_show(const std::string& name, bool json) {
   auto st = store();
   if (!st) return print_error(st.error()), 1;
   auto r = st->load(name);
   if (!r) return print_error(r.error()), 1;
-  nlohmann::json j = jail::runtime_to_json(*r);
-  if (auto used = jail::disk_usage(r->jail_root)) j["size_bytes"] = *used;
-  std::printf("%s\n", j.dump(2).c_str());
+  auto used = jail::disk_usage(r->jail_root);
+  if (json) {
+    nlohmann::json j = jail::runtime_to_json(*r);
+    if (used) j["size_bytes"] = *used;
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+  auto row = [](const char* label, const std::string& value) { std::printf("%-11s %s\n", label, value.c_str()); };
+  row("jail", r->name);
+  row("source", r->source);
+  row("workspace", std::string(to_string(r->workspace_mode)) + "  " + r->workspace_root);
+  row("home", std::string(to_string(r->home_mode)) + (r->home_root.empty() ? "" : "  " + r->home_root));
+  row("profile", r->profile + (r->profile_root.empty() ? " (built in)" : "  " + r->profile_root));
+  row("backend", r->backend);
+  if (r->workspace_mode == jail::WorkspaceMode::Worktree) {
+    row("branch", r->git_branch + " (from " + r->git_base.substr(0, 12) + ")");
+  }
+  row("created", when(r->created));
+  row("last used", when(r->last_used));
+  row("size", (used ? format_size(*used) : "unknown") +
+                  (r->max_size_bytes ? " of at most " + format_size(*r->max_size_bytes) : std::string()));
   return 0;
 }
 
@@ -199,14 +215,36 @@ int do_rm(const std::string& name, bool force) {
 
 // ---- diff / sync ----------------------------------------------------------------------------
 
-int do_diff(const std::string& name, bool stat_only) {
+// Each change's status and path, and for one sync holds back, why (`held`).
+nlohmann::json changes_json(const std::vector<jail::Change>& changes) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : changes) {
+    nlohmann::json j{{"status", std::string(1, c.kind)}, {"path", c.path}};
+    if (!c.held.empty()) j["held"] = c.held;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+std::string dump(const nlohmann::json& j) {
+  // Paths come from the jail: bytes that are not UTF-8 are replaced, never thrown on.
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+int do_diff(const std::string& name, bool stat_only, bool json) {
+  if (json && !stat_only) {
+    std::fprintf(stderr, "paddock jail diff: --json goes with --name-status (the patch itself is text)\n");
+    return 2;
+  }
   auto st = store();
   if (!st) return print_error(st.error()), 1;
   auto r = st->load(name);
   if (!r) return print_error(r.error()), 1;
   auto d = jail::diff(*r, !stat_only);
   if (!d) return print_error(d.error()), 1;
-  if (stat_only) {
+  if (json) {
+    std::printf("%s\n", dump({{"jail", r->name}, {"source", r->source}, {"changes", changes_json(d->changes)}}).c_str());
+  } else if (stat_only) {
     // What sync holds back is marked, with the reason (the gate's).
     for (const auto& c : d->changes)
       std::printf("%c %s%s\n", c.kind, sys::display(c.path).c_str(),
@@ -241,48 +279,83 @@ void print_held(const std::vector<jail::Change>& held, const char* what, const s
 struct SyncFlags {
   std::string name, patch, branch;
   bool apply = false;
+  bool json = false;
 };
 
+// --json: one object on stdout whatever happened: what was written, what was held back (the host
+// runs or trusts it) and, when the sync was refused, what was refused and why.
 int do_sync(const SyncFlags& f) {
   int given = !f.patch.empty() + !f.branch.empty() + f.apply;
   if (given != 1) {
-    std::fprintf(stderr, "paddock jail sync: give exactly one of --patch FILE, --to-branch NAME, --apply\n");
+    std::fprintf(stderr, "paddock jail sync: give exactly one of --patch FILE, --to-branch BRANCH, --apply\n");
     return 2;
   }
+  nlohmann::json out{{"jail", f.name},
+                     {"mode", !f.patch.empty() ? "patch" : !f.branch.empty() ? "branch" : "apply"},
+                     {"written", nlohmann::json::array()},
+                     {"held", nlohmann::json::array()},
+                     {"refused", nlohmann::json::array()},
+                     {"left_behind", nlohmann::json::array()},
+                     {"error", nullptr}};
+  auto failed = [&](const Error& e, int code) {
+    if (f.json) {
+      out["error"] = e.describe();
+      std::printf("%s\n", dump(out).c_str());
+    }
+    print_error(e);
+    return code;
+  };
   auto st = store();
-  if (!st) return print_error(st.error()), 1;
+  if (!st) return failed(st.error(), 1);
   auto r = st->load(f.name);
-  if (!r) return print_error(r.error()), 1;
+  if (!r) return failed(r.error(), 1);
   auto lock = st->lock(f.name, true);
-  if (!lock) return print_error(lock.error()), 1;
+  if (!lock) return failed(lock.error(), 1);
   if (!f.patch.empty()) {
     // What every sync publishes: the held changes are left out (jail diff shows them).
     auto d = jail::diff(*r, true, /*publishable_only=*/true);
-    if (!d) return print_error(d.error()), 1;
+    if (!d) return failed(d.error(), 1);
     auto parts = sys::split_file_path(f.patch);
-    if (!parts) return print_error(make_error(parts.error().message, "--patch " + f.patch)), 2;
+    if (!parts) return failed(make_error(parts.error().message, "--patch " + f.patch), 2);
     auto dir = sys::open_dir_no_symlinks(parts->first);
-    if (!dir) return print_error(dir.error()), 1;
-    if (auto w = sys::write_file_at(dir->get(), parts->second, d->patch, 0644); !w) return print_error(w.error()), 1;
-    std::vector<jail::Change> held;
-    for (const auto& c : d->changes)
-      if (!c.held.empty()) held.push_back(c);
+    if (!dir) return failed(dir.error(), 1);
+    if (auto w = sys::write_file_at(dir->get(), parts->second, d->patch, 0644); !w) return failed(w.error(), 1);
+    std::vector<jail::Change> written, held;
+    for (const auto& c : d->changes) (c.held.empty() ? written : held).push_back(c);
     print_held(held, "left out of the patch", r->name);
-    std::fprintf(stderr, "[paddock] %zu change(s) of jail %s written to %s\n", d->changes.size() - held.size(),
-                 r->name.c_str(), f.patch.c_str());
+    std::fprintf(stderr, "[paddock] %zu change(s) of jail %s written to %s\n", written.size(), r->name.c_str(),
+                 f.patch.c_str());
+    out["written"] = changes_json(written);
+    out["held"] = changes_json(held);
+    out["patch"] = f.patch;
+    if (f.json) std::printf("%s\n", dump(out).c_str());
     return 0;
   }
   if (!f.branch.empty()) {
     auto c = jail::sync_to_branch(*r, f.branch);
-    if (!c) return print_error(c.error()), 1;
+    if (!c) return failed(c.error(), 1);
     print_held(c->held, "not in the branch", r->name);
     std::fprintf(stderr, "[paddock] jail %s published as branch %s (%s) in %s\n", r->name.c_str(), f.branch.c_str(),
                  c->commit.substr(0, 12).c_str(), r->source.c_str());
+    out["branch"] = f.branch;
+    out["commit"] = c->commit;
+    out["held"] = changes_json(c->held);
+    if (f.json) std::printf("%s\n", dump(out).c_str());
     return 0;
   }
-  auto applied = jail::sync_apply(*r);
-  if (!applied) return print_error(applied.error()), 1;
-  for (const auto& c : applied->applied) std::printf("%c %s\n", c.kind, sys::display(c.path).c_str());
+  std::vector<std::string> refused;
+  auto applied = jail::sync_apply(*r, &refused);
+  for (const auto& p : refused) out["refused"].push_back(p);
+  if (!applied) return failed(applied.error(), 1);
+  out["written"] = changes_json(applied->applied);
+  out["held"] = changes_json(applied->held);
+  for (const LeftBehind& l : applied->left_behind)
+    out["left_behind"].push_back({{"path", l.path}, {"what", l.what}, {"action", l.action}});
+  if (f.json) {
+    std::printf("%s\n", dump(out).c_str());
+  } else {
+    for (const auto& c : applied->applied) std::printf("%c %s\n", c.kind, sys::display(c.path).c_str());
+  }
   print_held(applied->held, "not applied", r->name);
   print_left_behind(applied->left_behind);
   std::fprintf(stderr, "[paddock] %zu change(s) of jail %s applied to %s\n", applied->applied.size(), r->name.c_str(),
@@ -364,22 +437,34 @@ void register_jail(CLI::App& app) {
 
   auto cf = std::make_shared<CreateFlags>();
   auto* create = jail->add_subcommand("create", "Make a jail");
-  create->add_option("name", cf->name, "The jail's name")->required();
-  create->add_option("--workspace", cf->workspace, "host | copy | overlay | worktree (default copy)");
-  create->add_option("--home", cf->home, "stable (kept between runs, the default) | temporary");
-  create->add_option("--profile", cf->profile, "The profile its runs use (default: default)");
-  create->add_option("--source", cf->source, "The directory the workspace is made from (default: .)");
-  create->add_option("--backend", cf->backend, "The backend its runs use: native (the default), bubblewrap, systemd-run");
-  create->add_option("--max-size", cf->max_size, "Refuse to run in the jail once it uses more than SIZE");
+  values(create->add_option("name", cf->name, "The jail's name")->required(), ValueKind::Text, "NAME");
+  one_of(create->add_option("--workspace", cf->workspace, "How the workspace is made (docs/jails.md)"),
+         {"host", "copy", "overlay", "worktree"});
+  one_of(create->add_option("--home", cf->home, "HOME kept between runs (stable) or fresh each run (temporary)"),
+         {"stable", "temporary"});
+  values(create->add_option("--profile", cf->profile, "The profile its runs use (default: default)"),
+         ValueKind::Profile, "NAME|FILE");
+  values(create->add_option("--source", cf->source, "The directory the workspace is made from (default: .)"),
+         ValueKind::Dir, "DIR");
+  add_backend_option(create, cf->backend, "The backend its runs use (docs/jails.md)");
+  values(create->add_option("--max-size", cf->max_size, "Refuse to run in the jail once it uses more than SIZE"),
+         ValueKind::Text, "SIZE");
   create->callback([cf] { set_exit_code(do_create(*cf)); });
+
+  auto jail_name = [](CLI::App* cmd, std::string& var) {
+    values(cmd->add_option("name", var, "The jail's name")->required(), ValueKind::Jail, "JAIL");
+  };
 
   for (bool enter : {false, true}) {
     auto ef = std::make_shared<ExecFlags>();
     auto* ex = jail->add_subcommand(enter ? "enter" : "exec",
                                     enter ? "An interactive shell in a jail" : "Run a command in a jail");
-    ex->add_option("name", ef->name, "The jail's name")->required();
+    jail_name(ex, ef->name);
     add_run_flags(ex, ef->run);
-    if (!enter) ex->add_option("command", ef->run.command, "The command and its arguments (after --)");
+    if (!enter) {
+      values(ex->add_option("command", ef->run.command, "The command and its arguments (after --)"),
+             ValueKind::Command, "COMMAND");
+    }
     ex->callback([ef, enter] {
       if (const auto* after = command_after_dashes())
         ef->run.command.insert(ef->run.command.end(), after->begin(), after->end());
@@ -398,36 +483,44 @@ void register_jail(CLI::App& app) {
   list->callback([json] { set_exit_code(do_list(*json)); });
 
   auto name = std::make_shared<std::string>();
-  auto* show = jail->add_subcommand("show", "Show a jail's runtime.json and size");
-  show->add_option("name", *name, "The jail's name")->required();
-  show->callback([name] { set_exit_code(do_show(*name)); });
+  auto show_json = std::make_shared<bool>(false);
+  auto* show = jail->add_subcommand("show", "Show a jail: its workspace, HOME, profile, times and size");
+  jail_name(show, *name);
+  show->add_flag("--json", *show_json, "As JSON (its runtime.json, with size_bytes)");
+  show->callback([name, show_json] { set_exit_code(do_show(*name, *show_json)); });
 
   auto rm_name = std::make_shared<std::string>();
   auto rm_force = std::make_shared<bool>(false);
   auto* rm = jail->add_subcommand("rm", "Remove a jail (its workspace and HOME)");
-  rm->add_option("name", *rm_name, "The jail's name")->required();
+  jail_name(rm, *rm_name);
   rm->add_flag("--force", *rm_force, "Remove it even when its workspace holds changes not synced to the source");
   rm->callback([rm_name, rm_force] { set_exit_code(do_rm(*rm_name, *rm_force)); });
 
   auto diff_name = std::make_shared<std::string>();
   auto diff_stat = std::make_shared<bool>(false);
+  auto diff_json = std::make_shared<bool>(false);
   auto* diff = jail->add_subcommand("diff", "What a jail changed against its source (a patch)");
-  diff->add_option("name", *diff_name, "The jail's name")->required();
+  jail_name(diff, *diff_name);
   diff->add_flag("--name-status", *diff_stat, "Only the changed paths (A added, M modified, D deleted)");
-  diff->callback([diff_name, diff_stat] { set_exit_code(do_diff(*diff_name, *diff_stat)); });
+  diff->add_flag("--json", *diff_json, "With --name-status: as JSON");
+  diff->callback([diff_name, diff_stat, diff_json] { set_exit_code(do_diff(*diff_name, *diff_stat, *diff_json)); });
 
   auto sf = std::make_shared<SyncFlags>();
   auto* sync = jail->add_subcommand("sync", "Publish a jail's changes");
-  sync->add_option("name", sf->name, "The jail's name")->required();
-  sync->add_option("--patch", sf->patch, "Write them as a patch to FILE");
-  sync->add_option("--to-branch", sf->branch, "Commit them to a new branch of the source repository");
+  jail_name(sync, sf->name);
+  values(sync->add_option("--patch", sf->patch, "Write them as a patch to FILE"), ValueKind::File, "FILE");
+  values(sync->add_option("--to-branch", sf->branch, "Commit them to a new branch of the source repository"),
+         ValueKind::Text, "BRANCH");
   sync->add_flag("--apply", sf->apply, "Apply them to the source's files (refused if those changed meanwhile)");
+  sync->add_flag("--json", sf->json, "Say what was written, held back and refused as JSON on stdout");
   sync->callback([sf] { set_exit_code(do_sync(*sf)); });
 
   auto pf = std::make_shared<PruneFlags>();
   auto* prune = jail->add_subcommand("prune", "Remove jails not used for a while, or the oldest over a total size");
-  prune->add_option("--older-than", pf->older_than, "Remove jails last used longer ago than AGE (14d, 12h)");
-  prune->add_option("--max-size", pf->max_size, "Remove least recently used jails until all use at most SIZE");
+  values(prune->add_option("--older-than", pf->older_than, "Remove jails last used longer ago than DURATION (14d, 12h)"),
+         ValueKind::Text, "DURATION");
+  values(prune->add_option("--max-size", pf->max_size, "Remove least recently used jails until all use at most SIZE"),
+         ValueKind::Text, "SIZE");
   prune->add_flag("--dry-run", pf->dry_run, "Say what would be removed");
   prune->callback([pf] { set_exit_code(do_prune(*pf)); });
 }

@@ -6,6 +6,7 @@
 #include <memory>
 #include <thread>
 
+#include "cli/arg_values.h"
 #include "cli/commands.h"
 #include "mcp/config.h"
 #include "mcp/fleet_metrics.h"
@@ -183,23 +184,29 @@ int do_mcp(const McpFlags& f) {
 void register_mcp(CLI::App& app) {
   auto flags = std::make_shared<McpFlags>();
   auto* cmd = app.add_subcommand("mcp", "MCP server whose execute tool runs code in sandboxes");
-  cmd->add_option("--config", flags->config, "TOML file with environments and limits");
-  cmd->add_option("--project", flags->project, "directory the code may read (never write)");
-  cmd->add_option("--http", flags->http,
-                  "serve Streamable HTTP on ADDR:PORT (e.g. 127.0.0.1:8765), or on unix:PATH (a socket "
-                  "only your user can use; no token needed), instead of stdio");
-  cmd->add_option("--token-file", flags->token_file,
-                  "HTTP: read the bearer tokens from this file (mode 0600, yours): one token, or "
-                  "lines NAME TOKEN [max_concurrency=N] [calls_per_minute=N] [scope=mcp,metrics]");
+  values(cmd->add_option("--config", flags->config, "TOML file with environments and limits"), ValueKind::File, "FILE");
+  values(cmd->add_option("--project", flags->project, "directory the code may read (never write)"), ValueKind::Dir,
+         "DIR");
+  values(cmd->add_option("--http", flags->http,
+                         "serve Streamable HTTP on ADDR:PORT (e.g. 127.0.0.1:8765), or on unix:PATH (a socket "
+                         "only your user can use; no token needed), instead of stdio"),
+         ValueKind::Text, "ADDR:PORT");
+  values(cmd->add_option("--token-file", flags->token_file,
+                         "HTTP: read the bearer tokens from this file (mode 0600, yours): one token, or "
+                         "lines NAME TOKEN [max_concurrency=N] [calls_per_minute=N] [scope=mcp,metrics]"),
+         ValueKind::File, "FILE");
   cmd->add_flag("--danger-http-no-auth", flags->danger_http_no_auth,
                 "HTTP: accept requests without a token (loopback addresses only)");
-  cmd->add_option("--allow-origin", flags->allowed_origins,
-                  "HTTP: an extra Origin to accept (localhost origins always are)");
+  values(cmd->add_option("--allow-origin", flags->allowed_origins,
+                         "HTTP: an extra Origin to accept (localhost origins always are)"),
+         ValueKind::Text, "ORIGIN");
   cmd->add_flag("--no-warm", flags->no_warm, "start every sandbox on demand (no warm pool)");
-  cmd->add_option("--drain-seconds", flags->drain_seconds,
-                  "HTTP: on SIGTERM, let calls in flight finish for up to this long (default 30)");
-  cmd->add_option("--ready-empty-pool-seconds", flags->ready_empty_pool_seconds,
-                  "HTTP: /readyz turns 503 once the warm pools stayed empty this long (default 10; 0: never)");
+  values(cmd->add_option("--drain-seconds", flags->drain_seconds,
+                         "HTTP: on SIGTERM, let calls in flight finish for up to this long (default 30)"),
+         ValueKind::Text, "N");
+  values(cmd->add_option("--ready-empty-pool-seconds", flags->ready_empty_pool_seconds,
+                         "HTTP: /readyz turns 503 once the warm pools stayed empty this long (default 10; 0: never)"),
+         ValueKind::Text, "N");
   cmd->callback([flags] { set_exit_code(do_mcp(*flags)); });
 }
 

@@ -11,6 +11,7 @@
 #include <ctime>
 #include <memory>
 
+#include "cli/arg_values.h"
 #include "cli/commands.h"
 #include "cli/run_command.h"
 #include "cli/footer.h"
@@ -391,23 +392,33 @@ void add_run_flags(CLI::App* cmd, RunFlags& f) {
                 "Replace paddock with the command (no footer, no pid namespace; processes it detaches are not "
                 "stopped when it exits and keep its write access: see docs/process-model.md)");
   cmd->add_flag("--no-pty", flags->no_pty, "Do not give the command its own pseudo-terminal");
-  cmd->add_option("--backend", flags->backend,
-                  "native (default: paddock's engine), bubblewrap or systemd-run (fewer guarantees: docs/jails.md)");
-  cmd->add_option("--net-log", flags->net_log,
-                  "Filtered network: append each allow/deny decision to FILE as a JSON line, as it happens");
+  add_backend_option(cmd, flags->backend,
+                     "The engine: native (paddock's own) or, with fewer guarantees, bubblewrap or systemd-run "
+                     "(docs/jails.md; default: native, or a jail's own)");
+  values(cmd->add_option("--net-log", flags->net_log,
+                         "Filtered network: append each allow/deny decision to FILE as a JSON line, as it happens"),
+         ValueKind::File, "FILE");
   cmd->add_flag("--undo", flags->undo.enabled,
                 "Snapshot the writable paths before and after the run: paddock undo shows and takes back its changes");
-  cmd->add_option("--undo-exclude", flags->undo.excludes,
-                  "With --undo: leave out NAME (at any depth) or PATH relative to each writable root (repeatable)");
-  cmd->add_option("--undo-max-bytes", flags->undo_max_bytes,
-                  "With --undo: what the checkpoints asked for from inside may add to the store (default 1G; then refused)");
+  values(cmd->add_option("--undo-exclude", flags->undo.excludes,
+                         "With --undo: leave out NAME (at any depth) or PATH relative to each writable root (repeatable)"),
+         ValueKind::Path, "NAME|PATH");
+  values(cmd->add_option("--undo-max-bytes", flags->undo_max_bytes,
+                         "With --undo: what the checkpoints asked for from inside may add to the store (default 1G; then refused)"),
+         ValueKind::Text, "SIZE");
+}
+
+CLI::Option* add_backend_option(CLI::App* cmd, std::string& backend, const std::string& help) {
+  // The names of paddock/jail_backend.h; `bwrap` is bubblewrap's command.
+  return one_of(cmd->add_option("--backend", backend, help), jail::backend_names(), {{"bwrap", "bubblewrap"}});
 }
 
 void register_run(CLI::App& app) {
   auto flags = std::make_shared<RunFlags>();
   auto* cmd = app.add_subcommand("run", "Run a command confined to the current project");
   add_run_flags(cmd, *flags);
-  cmd->add_option("command", flags->command, "The command and its arguments (after --)");
+  values(cmd->add_option("command", flags->command, "The command and its arguments (after --)"), ValueKind::Command,
+         "COMMAND");
   cmd->callback([flags] {
     if (const auto* after = command_after_dashes()) flags->command.insert(flags->command.end(), after->begin(), after->end());
     if (flags->command.empty()) {

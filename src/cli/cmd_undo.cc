@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/arg_values.h"
 #include "cli/commands.h"
 #include "cli/footer.h"
 #include "cli/undo_notes.h"
@@ -41,14 +42,13 @@ using undo::Store;
 struct UndoFlags {
   bool json = false;
   std::string session;  // SESSION or SESSION:SNAPSHOT
-  bool dry_run = false, yes = false, force = false, resume = false;
+  bool dry_run = false, yes = false, force = false, resume = false, restore_json = false;
   int keep = -1;
   std::string older_than, max_size;
 };
 
 int fail(const Error& e, int code = 1) {
-  std::fprintf(stderr, "paddock undo: %s\n", sys::display(e.describe()).c_str());
-  if (!e.hint.empty()) std::fprintf(stderr, "paddock undo: hint: %s\n", sys::display(e.hint).c_str());
+  print_command_error("paddock undo", e);
   return code;
 }
 
@@ -357,6 +357,28 @@ int do_diff(const UndoFlags& f) {
   return 0;
 }
 
+// `restore --json`: the plan (with --dry-run) or what was done, as one object on stdout.
+// What is held back (the host runs or trusts it) and what the gate's check moved aside are in it.
+nlohmann::json restore_json(const Store& store, const std::string& session, int target, const undo::RestoreOutcome& o,
+                            bool dry_run) {
+  nlohmann::json j{{"session", session}, {"target", target}, {"dry_run", dry_run}, {"applied", o.applied}};
+  j["changes"] = nlohmann::json::array();
+  for (const auto& c : o.changes) j["changes"].push_back(change_json(c));
+  j["held"] = nlohmann::json::array();
+  for (const auto& h : o.held) j["held"].push_back(held_json(store, h));
+  j["left_behind"] = nlohmann::json::array();
+  for (const LeftBehind& l : o.left_behind)
+    j["left_behind"].push_back({{"path", l.path}, {"what", l.what}, {"action", l.action}});
+  j["conflicts"] = o.conflicts;
+  j["warnings"] = o.warnings;
+  if (o.applied) j["undo_with"] = session + ":" + std::to_string(o.before_snapshot);
+  return j;
+}
+
+void print_json(const nlohmann::json& j) {
+  std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
 int do_restore(const UndoFlags& f) {
   auto store = open_user_store();
   if (!store) return fail(store.error());
@@ -392,7 +414,7 @@ int do_restore(const UndoFlags& f) {
   const std::string target = req.session + ":" + std::to_string(req.target);
   // What is held back is listed with the changes, before anything is asked or done.
   auto list_held = [&](const undo::RestoreOutcome& o) {
-    if (o.held.empty()) return;
+    if (o.held.empty() || f.restore_json) return;  // --json: in the object
     std::printf("not restored: %zu entr%s of %s that the host runs or trusts (the sandbox chose them; review, then "
                 "copy by hand):\n", o.held.size(), o.held.size() == 1 ? "y" : "ies", target.c_str());
     for (const auto& h : o.held)
@@ -401,6 +423,9 @@ int do_restore(const UndoFlags& f) {
   auto held_note = [](const undo::RestoreOutcome& o) {
     return o.held.empty() ? std::string() : ", " + std::to_string(o.held.size()) + " held back";
   };
+  const bool refused = !plan->conflicts.empty() && !f.force;
+  if (f.restore_json && (f.dry_run || plan->changes.empty() || refused))
+    print_json(restore_json(**store, req.session, req.target, *plan, true));
   if (plan->changes.empty()) {
     // A restore changes what differs between the session's last snapshot and the target.
     list_held(*plan);
@@ -408,10 +433,12 @@ int do_restore(const UndoFlags& f) {
                  plan->held.empty() ? "" : " (but for what is held back)");
     return 0;
   }
-  for (const auto& c : plan->changes) std::printf("%s\n", change_line(c).c_str());
+  if (!f.restore_json) {
+    for (const auto& c : plan->changes) std::printf("%s\n", change_line(c).c_str());
+  }
   list_held(*plan);
   for (const auto& w : plan->warnings) std::fprintf(stderr, "[paddock] warning: %s\n", display(w).c_str());
-  if (!plan->conflicts.empty() && !f.force) {
+  if (refused) {
     std::fprintf(stderr, "paddock undo: refusing to restore: these changed after the session's last snapshot and would be overwritten:\n");
     for (const auto& c : plan->conflicts) std::fprintf(stderr, "  %s\n", display(c).c_str());
     std::fprintf(stderr, "paddock undo: hint: --force overwrites them (what is there now is snapshotted first)\n");
@@ -439,6 +466,7 @@ int do_restore(const UndoFlags& f) {
   const auto t0 = std::chrono::steady_clock::now();
   auto done = mgr.restore(req);
   if (!done) return fail(done.error());
+  if (f.restore_json) print_json(restore_json(**store, req.session, req.target, *done, false));
   if (!done->applied) {
     std::fprintf(stderr, "paddock undo: the tree changed while asking; nothing restored, run it again\n");
     return 1;
@@ -517,28 +545,35 @@ void register_undo(CLI::App& app) {
   auto f = std::make_shared<UndoFlags>();
   auto* cmd = app.add_subcommand("undo", "See and take back what a `paddock run --undo` changed");
   cmd->require_subcommand(1);
+  auto session = [&f](CLI::App* sub, const char* help) {
+    values(sub->add_option("session", f->session, help), ValueKind::Session, "SESSION[:N]");
+  };
   auto* list = cmd->add_subcommand("list", "Sessions and their snapshots: when, command, files changed");
   list->add_flag("--json", f->json, "JSON output");
   list->callback([f] { set_exit_code(do_list(*f)); });
   auto* show = cmd->add_subcommand("show", "What a session changed, its scope and excludes");
-  show->add_option("session", f->session, "SESSION[:SNAPSHOT] (default: the most recent session)");
+  session(show, "The session, and the snapshot to compare with its first (default: the most recent session, its last)");
   show->add_flag("--json", f->json, "JSON output");
   show->callback([f] { set_exit_code(do_show(*f)); });
   auto* diff = cmd->add_subcommand("diff", "Unified diff of a session's changes (-- PATH... to limit)");
-  diff->add_option("session", f->session, "SESSION[:SNAPSHOT] (default: the most recent session)");
+  session(diff, "The session, and the snapshot to compare with its first (default: the most recent session, its last)");
   diff->callback([f] { set_exit_code(do_diff(*f)); });
   auto* restore = cmd->add_subcommand("restore", "Bring the tree back to a snapshot (default: the last session's first)");
-  restore->add_option("session", f->session, "SESSION[:SNAPSHOT]");
+  session(restore, "The session and the snapshot to go back to (default: the most recent session, :0)");
   restore->add_flag("--dry-run", f->dry_run, "Say what would change, change nothing");
   restore->add_flag("--yes,-y", f->yes, "Do not ask");
   restore->add_flag("--force", f->force, "Overwrite files changed since the session's last snapshot");
   restore->add_flag("--resume", f->resume, "Finish a restore that was interrupted");
+  restore->add_flag("--json", f->restore_json,
+                    "The changes (what --dry-run would do, or what was done), conflicts and warnings as JSON on stdout");
   restore->callback([f] { set_exit_code(do_restore(*f)); });
   auto* prune = cmd->add_subcommand("prune", "Remove old sessions and the objects only they used");
-  prune->add_option("--keep", f->keep, "Keep the N most recent sessions");
-  prune->add_option("--older-than", f->older_than, "Remove sessions older than this (30d, 12h)");
-  prune->add_option("--max-size", f->max_size,
-                    "Remove the oldest sessions until the store's objects fit in SIZE (default 10G: the store's quota)");
+  values(prune->add_option("--keep", f->keep, "Keep the N most recent sessions"), ValueKind::Text, "N");
+  values(prune->add_option("--older-than", f->older_than, "Remove sessions older than DURATION (30d, 12h)"),
+         ValueKind::Text, "DURATION");
+  values(prune->add_option("--max-size", f->max_size,
+                           "Remove the oldest sessions until the store's objects fit in SIZE (default 10G: the store's quota)"),
+         ValueKind::Text, "SIZE");
   prune->callback([f] { set_exit_code(do_prune(*f)); });
 }
 

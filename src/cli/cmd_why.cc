@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/arg_values.h"
 #include "cli/commands.h"
 #include "cli/net_flags.h"
 #include "cli/policy_flags.h"
@@ -27,8 +28,7 @@ struct WhyFlags {
 };
 
 int fail(const Error& e) {
-  std::fprintf(stderr, "paddock why: %s\n", e.describe().c_str());
-  if (!e.hint.empty()) std::fprintf(stderr, "paddock why: hint: %s\n", e.hint.c_str());
+  print_command_error("paddock why", e);
   return 2;
 }
 
@@ -65,8 +65,14 @@ int do_why(const WhyFlags& f) {
   if (!policy) return fail(policy.error());
   if (!f.host.empty()) {
     if (f.port < 0 || f.port > 65535) return fail(make_error("--port must be 0-65535", "--port"));
-    // The footer and the report write HOST:PORT (and --allow-domain takes it): accept it here.
-    auto hp = net::split_host_port(f.host);
+    // The footer and the report write HOST:PORT (and --allow-domain takes it, or a URL): accept them here.
+    std::string host = f.host;
+    if (net::looks_like_url(host)) {
+      auto rule = net::rule_from_url(host);
+      if (!rule) return fail(rule.error());
+      host = *rule;
+    }
+    auto hp = net::split_host_port(host);
     if (!hp) {
       return fail(make_error("invalid port in \"" + f.host + "\"", "--host",
                              "write --host HOST[:PORT] ([v6]:PORT for an IPv6 address) or --port PORT"));
@@ -84,7 +90,7 @@ int do_why(const WhyFlags& f) {
     else std::printf("%s", net::to_text(*d).c_str());
     return d->verdict.allowed ? 0 : 1;
   }
-  if (f.path.empty()) return fail(make_error("give --path PATH or --host HOST", "why"));
+  if (f.path.empty()) return fail(make_error("give --path PATH or --host HOST"));
   Decision d = explain_path(*policy, f.path, *op, *real_fs());
   if (f.json) std::printf("%s\n", to_json(d).dump(2).c_str());
   else std::printf("%s", to_text(d).c_str());
@@ -96,10 +102,11 @@ int do_why(const WhyFlags& f) {
 void register_why(CLI::App& app) {
   auto flags = std::make_shared<WhyFlags>();
   auto* cmd = app.add_subcommand("why", "Explain which rule allows or denies an access");
-  cmd->add_option("--path", flags->path, "The path to ask about");
-  cmd->add_option("--host", flags->host, "A host (HOST or HOST:PORT) to ask about (network policy)");
-  cmd->add_option("--port", flags->port, "With --host: the port (default: any)");
-  cmd->add_option("--op", flags->op, "read, write or exec (default: read)");
+  values(cmd->add_option("--path", flags->path, "The path to ask about"), ValueKind::Path, "PATH");
+  values(cmd->add_option("--host", flags->host, "A host (HOST or HOST:PORT) to ask about (network policy)"),
+         ValueKind::Text, "HOST[:PORT]");
+  values(cmd->add_option("--port", flags->port, "With --host: the port (default: any)"), ValueKind::Text, "PORT");
+  one_of(cmd->add_option("--op", flags->op, "The access to ask about"), {"read", "write", "exec"});
   cmd->add_flag("--self", flags->self, "Answer from inside a sandbox, from the policy in PADDOCK_POLICY");
   cmd->add_flag("--json", flags->json, "Stable JSON output (docs/why.md)");
   add_policy_flags(cmd, flags->policy);

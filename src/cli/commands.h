@@ -1,10 +1,12 @@
-// One file per command; each registers its subcommand on the app. main.cc wires them together.
+// One file per command; each registers its subcommand on the app. app.cc wires them together.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+
+#include "paddock/result.h"
 
 namespace paddock::cli {
 
@@ -21,6 +23,11 @@ int host_fixed_main(int argc, char** argv);
 void register_jail(CLI::App& app);
 void register_undo(CLI::App& app);
 void register_checkpoint(CLI::App& app);
+void register_completion(CLI::App& app);
+void register_version(CLI::App& app);
+// Hidden: `paddock __complete KIND` (names for the completion scripts), `paddock __man` (the build).
+void register_complete_values(CLI::App& app);
+void register_man(CLI::App& app);
 
 // `paddock run -- COMMAND...` with no flags: runs `command` under the default flags without
 // building a parser (nothing to parse). Returns the exit code.
@@ -30,5 +37,10 @@ void set_exit_code(int code);
 int exit_code();
 // The arguments after the first "--" on the command line (the sandboxed command), if any.
 const std::vector<std::string>* command_after_dashes();
+void set_command_after_dashes(std::vector<std::string> args);
+
+// "paddock why: <error>" and its hint on stderr, for the command WHO ("paddock why"). The error's
+// own `where` is kept unless it only repeats WHO.
+void print_command_error(const std::string& who, const Error& e);
 
 }  // namespace paddock::cli

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "cli/arg_values.h"
 #include "policy/units.h"
 
 namespace paddock::cli {
@@ -66,24 +67,26 @@ const LimitReport* find(const RunResult& r, const char* name) {
 
 void add_limit_flags(CLI::App* cmd, LimitFlags& f) {
   const char* group = "Limits";
-  cmd->add_option("--memory", f.memory, "Memory (RAM and swap together) for the whole run: 512M, 2G")
-      ->group(group);
-  cmd->add_option("--pids", f.pids, "Processes and threads at once, for the whole run: 256 (without it a built-in ceiling of 4096 applies; unlimited removes both)")->group(group);
-  cmd->add_option("--cpu", f.cpu, "Cores' worth of CPU time: 0.5, 1.5, 4")->group(group);
-  cmd->add_option("--timeout", f.timeout,
-                  "Wall clock for the whole run, then SIGTERM, a short grace, SIGKILL: 90s, 30m, 1h30m")
-      ->group(group);
-  cmd->add_option("--tmp-size", f.tmp_size, "Size of the private /tmp: 512M")->group(group);
-  cmd->add_option("--shm-size", f.shm_size, "Size of the private /dev/shm (default 64M, at most --memory)")->group(group);
-  cmd->add_option("--home-size", f.home_size, "Size of the fresh HOME: 1G")->group(group);
-  cmd->add_option("--max-file-size", f.max_file_size, "Largest file the command may write: 1G")->group(group);
-  cmd->add_option("--max-open-files", f.max_open_files, "Open files per process: 1024")->group(group);
+  auto text = [&](const char* name, std::string& var, const char* placeholder, const char* help) {
+    values(cmd->add_option(name, var, help), ValueKind::Text, placeholder)->group(group);
+  };
+  text("--memory", f.memory, "SIZE", "Memory (RAM and swap together) for the whole run: 512M, 2G");
+  text("--pids", f.pids, "N",
+       "Processes and threads at once, for the whole run: 256 (without it a built-in ceiling of 4096 applies; "
+       "unlimited removes both)");
+  text("--cpu", f.cpu, "CORES", "Cores' worth of CPU time: 0.5, 1.5, 4");
+  text("--timeout", f.timeout, "DURATION", "Wall clock for the whole run, then SIGTERM, a short grace, SIGKILL: 90s, 30m, 1h30m");
+  text("--tmp-size", f.tmp_size, "SIZE", "Size of the private /tmp: 512M");
+  text("--shm-size", f.shm_size, "SIZE", "Size of the private /dev/shm (default 64M, at most --memory)");
+  text("--home-size", f.home_size, "SIZE", "Size of the fresh HOME: 1G");
+  text("--max-file-size", f.max_file_size, "SIZE", "Largest file the command may write: 1G");
+  text("--max-open-files", f.max_open_files, "N", "Open files per process: 1024");
   cmd->add_flag("--core-dumps", f.core_dumps, "Allow core dumps (off by default)")->group(group);
   cmd->add_flag("--best-effort-limits", f.best_effort,
                 "Run even when a limit cannot be enforced here (the report and a warning say which)")
       ->group(group);
-  cmd->add_option("--report", f.report, "Write a JSON run report to FILE (docs/report.md)")
-      ->type_name("FILE")
+  values(cmd->add_option("--report", f.report, "Write a JSON run report to FILE (docs/report.md)"), ValueKind::File,
+         "FILE")
       ->group(group);
 }
 

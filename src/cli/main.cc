@@ -6,54 +6,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/app.h"
 #include "cli/commands.h"
-
-namespace paddock::cli {
-namespace {
-int g_exit_code = 0;
-}  // namespace
-std::vector<std::string> g_after_dashes;
-bool g_have_dashes = false;
-void set_exit_code(int code) { g_exit_code = code; }
-int exit_code() { return g_exit_code; }
-const std::vector<std::string>* command_after_dashes() { return g_have_dashes ? &g_after_dashes : nullptr; }
-}  // namespace paddock::cli
-
-namespace {
-
-struct Command {
-  const char* name;
-  void (*add)(CLI::App&);
-};
-constexpr Command kCommands[] = {
-    {"run", paddock::cli::register_run},
-    {"why", paddock::cli::register_why},
-    {"doctor", paddock::cli::register_doctor},
-    {"mcp", paddock::cli::register_mcp},
-    {"integrate", paddock::cli::register_integrate},
-    {"host", paddock::cli::register_host},
-    {"jail", paddock::cli::register_jail},
-    {"undo", paddock::cli::register_undo},
-    {"checkpoint", paddock::cli::register_checkpoint},
-};
-
-// Building a command's options is most of what parsing costs (`paddock run` is on every
-// start-up path), so when the first argument names a command only that one is registered.
-// Anything else (no argument, --help, --version, a typo) registers them all, so help and
-// errors list every command exactly as before.
-void register_commands(CLI::App& app, int argc, char** argv) {
-  if (argc > 1) {
-    for (const Command& c : kCommands) {
-      if (std::strcmp(argv[1], c.name) == 0) {
-        c.add(app);
-        return;
-      }
-    }
-  }
-  for (const Command& c : kCommands) c.add(app);
-}
-
-}  // namespace
+#include "cli/suggest.h"
 
 int main(int argc, char** argv) {
   // `paddock run -- COMMAND...`, the way agents are launched, leaves nothing for a parser to do.
@@ -68,25 +23,31 @@ int main(int argc, char** argv) {
       (argc > 1 && std::strncmp(argv[1], "host ", 5) == 0)) {
     return paddock::cli::host_fixed_main(argc, argv);
   }
-  CLI::App app{"paddock: a sandbox for AI coding agents", "paddock"};
-  app.set_version_flag("--version", "paddock " PADDOCK_VERSION);
-  app.require_subcommand(1);
-  register_commands(app, argc, argv);
+  CLI::App app;
+  paddock::cli::build_app(app, argc > 1 ? argv[1] : "");
   // Everything after the first "--" is the sandboxed command, taken verbatim.
   int parse_argc = argc;
   for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--") {
-      paddock::cli::g_have_dashes = true;
-      for (int j = i + 1; j < argc; ++j) paddock::cli::g_after_dashes.emplace_back(argv[j]);
+    if (std::strcmp(argv[i], "--") == 0) {
+      paddock::cli::set_command_after_dashes(std::vector<std::string>(argv + i + 1, argv + argc));
       parse_argc = i;
       break;
     }
   }
   try {
     app.parse(parse_argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+    const std::vector<std::string> args(argv + 1, argv + parse_argc);
+    const auto d = paddock::cli::explain_parse_error(app, args, e);
+    std::fprintf(stderr, "%s: %s\n", d.command.c_str(), d.message.c_str());
+    std::fprintf(stderr, "%s: hint: %s --help lists what it takes\n", d.command.c_str(), d.command.c_str());
+    return 2;
   }
   return paddock::cli::exit_code();
 }

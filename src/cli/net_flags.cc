@@ -1,5 +1,8 @@
 #include "cli/net_flags.h"
 
+#include "cli/arg_values.h"
+#include "cli/footer.h"
+
 #include "net/domain_policy.h"
 #include "net/host_rule.h"
 
@@ -7,16 +10,16 @@ namespace paddock::cli {
 
 void add_net_flags(CLI::App* cmd, NetFlags& f) {
   auto one = [](CLI::Option* o) { o->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll); };
-  one(cmd->add_option("--allow-domain", f.allow_domains,
-                      "Filtered network: allow HOST, *.DOMAIN, HOST:PORT or an address/range "
-                      "(repeatable; see docs/network.md)")
-          ->type_name("HOST"));
-  one(cmd->add_option("--deny-domain", f.deny_domains,
-                      "Never allow HOST (repeatable); with --allow-net: the whole network minus these")
-          ->type_name("HOST"));
-  one(cmd->add_option("--resolve", f.resolve,
-                      "Test only: the network filter resolves NAME to ADDR[:PORT] (repeatable)")
-          ->type_name("NAME:ADDR[:PORT]"));
+  one(values(cmd->add_option("--allow-domain", f.allow_domains,
+                             "Filtered network: allow HOST, *.DOMAIN, HOST:PORT, an address/range, or the host "
+                             "of a URL (repeatable; see docs/network.md)"),
+             ValueKind::Text, "HOST"));
+  one(values(cmd->add_option("--deny-domain", f.deny_domains,
+                             "Never allow HOST (repeatable); with --allow-net: the whole network minus these"),
+             ValueKind::Text, "HOST"));
+  one(values(cmd->add_option("--resolve", f.resolve,
+                             "Test only: the network filter resolves NAME to ADDR[:PORT] (repeatable)"),
+             ValueKind::Text, "NAME:ADDR[:PORT]"));
 }
 
 namespace {
@@ -29,15 +32,40 @@ Result<void> check_rule(const std::string& flag, const std::string& text) {
   return e;
 }
 
+// A URL given where a host is meant (`--allow-domain https://registry.npmjs.org/`) is the host it
+// names, said in one line; what of it the filter cannot enforce (a path) is said too.
+Result<std::vector<std::string>> rules_from(const std::string& flag, const std::vector<std::string>& given) {
+  std::vector<std::string> out;
+  for (const auto& g : given) {
+    if (!net::looks_like_url(g)) {
+      if (auto r = check_rule(flag, g); !r) return std::move(r).take_error();
+      out.push_back(g);
+      continue;
+    }
+    std::string unenforced;
+    auto rule = net::rule_from_url(g, &unenforced);
+    if (!rule) {
+      Error e = rule.error();
+      e.where = flag + " " + g;
+      return e;
+    }
+    print_prefixed({flag + " " + g + ": taken as " + *rule +
+                    (unenforced.empty() ? "" : " (" + unenforced + " is not enforced: the filter sees hosts)")});
+    out.push_back(*rule);
+  }
+  return out;
+}
+
 }  // namespace
 
-Result<void> apply_net_flags(const NetFlags& f, PolicyBuilder& b, net::EgressOptions& opts) {
-  for (const auto& a : f.allow_domains) {
-    if (auto r = check_rule("--allow-domain", a); !r) return r;
-  }
-  for (const auto& d : f.deny_domains) {
-    if (auto r = check_rule("--deny-domain", d); !r) return r;
-  }
+Result<void> apply_net_flags(const NetFlags& given, PolicyBuilder& b, net::EgressOptions& opts) {
+  NetFlags f = given;
+  auto allow = rules_from("--allow-domain", given.allow_domains);
+  if (!allow) return std::move(allow).take_error();
+  auto deny = rules_from("--deny-domain", given.deny_domains);
+  if (!deny) return std::move(deny).take_error();
+  f.allow_domains = std::move(*allow);
+  f.deny_domains = std::move(*deny);
   if (!f.allow_domains.empty() && f.allow_net && f.deny_domains.empty()) {
     return make_error("--allow-net shares the whole host network, --allow-domain narrows it to a list",
                       "--allow-net", "use one of them; for the whole network minus some hosts use "

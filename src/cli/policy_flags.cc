@@ -1,28 +1,43 @@
 #include "cli/policy_flags.h"
 
+#include "cli/arg_values.h"
 #include "paddock/profile.h"
 
 namespace paddock::cli {
+
+namespace {
+
+// "aider, claude, codex, gemini, goose, opencode and pi": the agents `paddock run -- AGENT` knows.
+std::string agent_names() {
+  std::vector<std::string> agents;
+  for (const auto& n : builtin_profile_names())
+    if (n != "default") agents.push_back(n);
+  std::string out;
+  for (std::size_t i = 0; i < agents.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == agents.size() ? " and " : ", ") + agents[i];
+  return out;
+}
+
+}  // namespace
 
 void add_policy_flags(CLI::App* cmd, PolicyFlags& f) {
   // Each occurrence takes exactly one value, so `--allow X -- cmd -c ...` never swallows the command.
   auto one = [](CLI::Option* o) { o->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll); };
   auto rule = [&f](Access a) { return [&f, a](const std::string& v) { f.rules.emplace_back(a, v); }; };
-  one(cmd->add_option("--allow", f.allow, "Grant read+write on PATH (repeatable)")
-          ->type_name("PATH")
+  one(values(cmd->add_option("--allow", f.allow, "Grant read+write on PATH (repeatable)"), ValueKind::Path, "PATH")
           ->each(rule(Access::ReadWrite)));
-  one(cmd->add_option("--read", f.read, "Grant read-only (and execute) on PATH (repeatable)")
-          ->type_name("PATH")
+  one(values(cmd->add_option("--read", f.read, "Grant read-only (and execute) on PATH (repeatable)"), ValueKind::Path,
+             "PATH")
           ->each(rule(Access::Read)));
-  one(cmd->add_option("--write", f.write, "Grant write-only on PATH (repeatable)")
-          ->type_name("PATH")
+  one(values(cmd->add_option("--write", f.write, "Grant write-only on PATH (repeatable)"), ValueKind::Path, "PATH")
           ->each(rule(Access::Write)));
   cmd->add_flag("--allow-net", f.allow_net, "Share the host network (default: no network)");
-  one(cmd->add_option("--env", f.env, "Pass NAME from the environment, or set NAME=VALUE (repeatable)")
-          ->type_name("NAME[=VALUE]"));
-  cmd->add_option("--profile", f.profile,
-                  "Profile NAME or FILE (default: the agent's own for claude, codex and pi; default otherwise)")
-      ->type_name("NAME|FILE")
+  one(values(cmd->add_option("--env", f.env, "Pass NAME from the environment, or set NAME=VALUE (repeatable)"),
+             ValueKind::Text, "NAME[=VALUE]"));
+  values(cmd->add_option("--profile", f.profile,
+                         "Profile NAME or FILE (default: the agent's own for " + agent_names() +
+                             "; default otherwise)"),
+         ValueKind::Profile, "NAME|FILE")
       ->each([&f](const std::string&) { f.profile_given = true; });
   cmd->add_flag("--require-namespaces", f.require_namespaces,
                 "Refuse to run when user namespaces are unavailable instead of falling back");

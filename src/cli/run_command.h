@@ -32,6 +32,8 @@ struct RunFlags {
 
 // Adds run's flags (policy, limits, network, diagnostics, --exec, --no-pty, --net-log) to CMD.
 void add_run_flags(CLI::App* cmd, RunFlags& f);
+// --backend NAME: one of paddock/jail_backend.h's backends (`bwrap` is taken as bubblewrap).
+CLI::Option* add_backend_option(CLI::App* cmd, std::string& backend, const std::string& help);
 
 // What a caller other than `paddock run` changes about a run (a jail).
 struct RunExtras {

@@ -314,9 +314,11 @@ TEST_F(JailStore, CopyApplyPublishesExactlyTheChangesAndRefusesWhenTheSourceMove
   EXPECT_EQ(read(src_ + "/a.txt"), "alpha\n");
   // The source changed underneath one of them: refused whole, listing it.
   write(src_ + "/a.txt", "user edit\n");
-  auto refused = sync_apply(r);
+  std::vector<std::string> refused_paths;
+  auto refused = sync_apply(r, &refused_paths);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message.find("a.txt"), std::string::npos) << refused.error().describe();
+  EXPECT_EQ(refused_paths, std::vector<std::string>{"a.txt"});  // what `sync --json` reports
   EXPECT_EQ(read(src_ + "/dir/b.txt"), "beta\n");  // nothing applied
   // Put back (same size and mtime make it "unchanged" only if equal: restore via a fresh jail).
   write(src_ + "/a.txt", "alpha\n");
@@ -325,8 +327,10 @@ TEST_F(JailStore, CopyApplyPublishesExactlyTheChangesAndRefusesWhenTheSourceMove
   write(r.workspace_root + "/a.txt", "ALPHA\n");
   unlink((r.workspace_root + "/dir/b.txt").c_str());
   symlink("a.txt", (r.workspace_root + "/l2").c_str());
-  auto ok = sync_apply(r);
+  refused_paths.clear();
+  auto ok = sync_apply(r, &refused_paths);
   ASSERT_TRUE(ok.ok()) << ok.error().describe();
+  EXPECT_TRUE(refused_paths.empty());
   EXPECT_EQ(ok->applied.size(), 3u);
   EXPECT_TRUE(ok->held.empty());
   EXPECT_TRUE(ok->left_behind.empty());

@@ -157,10 +157,8 @@ TEST_F(PrivateObjectsTest, ObjectsRewrittenInPlaceAreMovedAside) {
   auto check = ObjectCheck::start(repo_ + "/.git/objects");
   const std::string real = in_repo("git rev-parse HEAD:a.txt");
   const std::string added = in_repo("echo added | git hash-object -w --stdin");
-  // In the test's repository: git hash-object -w needs one around it, whatever the cwd is (a
-  // scratch copy of the source tree without .git: scripts/mutation-check.sh).
-  const std::string fake_file = sh("cd '" + repo_ + "' && d=$(mktemp -d) && echo payload | GIT_OBJECT_DIRECTORY=$d git hash-object -w --stdin >/dev/null && "
-                                   "f=$(find $d -type f) && cp $f '" + dir_ + "/fake' && rm -rf $d && echo ok");
+  const std::string fake_file = sh("d=$(mktemp -d) && git init -q --bare $d && echo payload | git --git-dir=$d hash-object -w --stdin >/dev/null && "
+                                   "f=$(find $d/objects -type f -path '*/objects/??/*') && cp $f '" + dir_ + "/fake' && rm -rf $d && echo ok");
   ASSERT_EQ(fake_file, "ok");
   ASSERT_EQ(std::system(("rm -f '" + path_of(repo_ + "/.git/objects", real) + "' && cp '" + dir_ + "/fake' '" +
                          path_of(repo_ + "/.git/objects", real) + "'")

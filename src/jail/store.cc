@@ -98,10 +98,16 @@ Result<void> check_root(const std::string& dir, uid_t uid, std::string_view what
   return check_fd(fd->get(), dir, uid, what);
 }
 
-Result<Store> Store::open_default() {
+Result<std::string> Store::default_dir() {
   auto state = state_layout_of_process();
   if (!state) return std::move(state).take_error();
-  return open(state->jails_dir);
+  return state->jails_dir;
+}
+
+Result<Store> Store::open_default() {
+  auto dir = default_dir();
+  if (!dir) return std::move(dir).take_error();
+  return open(*dir);
 }
 
 Result<Store> Store::open(std::string dir) {

@@ -85,7 +85,9 @@ Result<void> put_into_source(CopyState& c, const Runtime& r, const std::string& 
   return {};
 }
 
-Result<Published> refuse_conflicts(const Runtime& r, const std::vector<std::string>& conflicts, const std::string& hint) {
+Result<Published> refuse_conflicts(const Runtime& r, const std::vector<std::string>& conflicts, const std::string& hint,
+                                   std::vector<std::string>* refused) {
+  if (refused) *refused = conflicts;
   std::string list;
   for (const auto& p : conflicts) list += "\n  " + sys::display(p);
   return make_error(std::to_string(conflicts.size()) + " file(s) the jail changed were also changed in the source "
@@ -131,7 +133,7 @@ Result<void> apply_changes(CopyState& c, const Runtime& r, const std::vector<Cha
   return wrote;
 }
 
-Result<Published> copy_apply(const Runtime& r) {
+Result<Published> copy_apply(const Runtime& r, std::vector<std::string>* refused) {
   auto c = open_copy(r);
   if (!c) return std::move(c).take_error();
   auto changes = copy_changes(*c, r);
@@ -148,7 +150,7 @@ Result<Published> copy_apply(const Runtime& r) {
                                          now.mode == before.mode && now.ino == before.ino));
     if (!same) conflicts.push_back(ch.path);
   }
-  if (!conflicts.empty()) return refuse_conflicts(r, conflicts, patch_hint(r));
+  if (!conflicts.empty()) return refuse_conflicts(r, conflicts, patch_hint(r), refused);
   Published out;
   if (auto a = apply_changes(*c, r, *changes, r.workspace_root, out); !a) return std::move(a).take_error();
   // The manifest now takes the synced state as the new starting point.
@@ -165,7 +167,7 @@ Result<Published> copy_apply(const Runtime& r) {
   return out;
 }
 
-Result<Published> overlay_apply(const Runtime& r) {
+Result<Published> overlay_apply(const Runtime& r, std::vector<std::string>* refused) {
   auto c = open_overlay(r);
   if (!c) return std::move(c).take_error();
   auto changes = overlay_changes(*c, r);
@@ -194,7 +196,7 @@ Result<Published> overlay_apply(const Runtime& r) {
   }
   std::sort(conflicts.begin(), conflicts.end());
   conflicts.erase(std::unique(conflicts.begin(), conflicts.end()), conflicts.end());
-  if (!conflicts.empty()) return refuse_conflicts(r, conflicts, patch_hint(r));
+  if (!conflicts.empty()) return refuse_conflicts(r, conflicts, patch_hint(r), refused);
   Published out;
   if (auto a = apply_changes(*c, r, *changes, overlay_upper(r), out); !a) return std::move(a).take_error();
   // What this sync wrote is the source's new starting point.
@@ -239,7 +241,7 @@ std::optional<TreeEntry> source_entry(const SealedGit& git, int src, const std::
   return e;
 }
 
-Result<Published> worktree_apply(const Runtime& r) {
+Result<Published> worktree_apply(const Runtime& r, std::vector<std::string>* refused) {
   auto git = jail_git(r);
   if (!git) return std::move(git).take_error();
   auto d = worktree_changes(r, *git);
@@ -262,7 +264,8 @@ Result<Published> worktree_apply(const Runtime& r) {
       conflicts.push_back(rc.change.path);
   }
   if (!conflicts.empty())
-    return refuse_conflicts(r, conflicts, "paddock jail sync " + r.name + " --to-branch NAME publishes them as a branch to merge");
+    return refuse_conflicts(r, conflicts, "paddock jail sync " + r.name + " --to-branch NAME publishes them as a branch to merge",
+                            refused);
   Published out;
   if (auto a = apply_changes(c, r, changes, r.workspace_root, out); !a) return std::move(a).take_error();
   return out;
@@ -400,14 +403,14 @@ Result<Published> sync_to_branch(const Runtime& r, const std::string& branch) {
   return patch_to_branch(r, *git, common, *author, branch);
 }
 
-Result<Published> sync_apply(const Runtime& r) {
+Result<Published> sync_apply(const Runtime& r, std::vector<std::string>* refused) {
   switch (r.workspace_mode) {
     case WorkspaceMode::Copy:
-      return copy_apply(r);
+      return copy_apply(r, refused);
     case WorkspaceMode::Overlay:
-      return overlay_apply(r);
+      return overlay_apply(r, refused);
     case WorkspaceMode::Worktree:
-      return worktree_apply(r);
+      return worktree_apply(r, refused);
     case WorkspaceMode::Host:
       return make_error("a host workspace is the source itself: its changes are there already", r.source);
   }

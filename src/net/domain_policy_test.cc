@@ -67,6 +67,31 @@ TEST(HostRule, RejectsBadRules) {
   }
 }
 
+TEST(HostRule, AUrlIsTheHostItNames) {
+  std::string note = "stale";
+  auto r = rule_from_url("https://registry.npmjs.org/", &note);
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(*r, "registry.npmjs.org");
+  EXPECT_EQ(note, "");
+  EXPECT_EQ(*rule_from_url("HTTP://Example.COM"), "example.com");
+  EXPECT_EQ(*rule_from_url("http://example.com:8080/v1/models?x=1", &note), "example.com:8080");
+  EXPECT_EQ(note, "the path /v1/models?x=1");
+  EXPECT_EQ(*rule_from_url("http://[::1]:11434/api"), "[::1]:11434");
+  EXPECT_EQ(*rule_from_url("git+ssh://github.com/a/b"), "github.com");
+  // What the filter could not enforce, or should not be given, is refused.
+  for (const char* bad : {"https://user:pw@example.com/", "https://", "https://ex ample.com/", "https://host:99999/"}) {
+    EXPECT_FALSE(rule_from_url(bad).ok()) << bad;
+  }
+  EXPECT_FALSE(looks_like_url("example.com:443"));
+  EXPECT_FALSE(looks_like_url("://x"));
+  EXPECT_FALSE(looks_like_url("1http://x"));
+  // A rule written as a URL (a profile's [network] list) names the host it meant.
+  auto rule = HostRule::parse("https://registry.npmjs.org/");
+  ASSERT_FALSE(rule.ok());
+  EXPECT_EQ(rule.error().message, "a URL, not a host");
+  EXPECT_EQ(rule.error().hint, "write the host: registry.npmjs.org");
+}
+
 TEST(DomainPolicy, BadEntryIsNamedWhereItCameFrom) {
   NetworkPolicy p = filtered({"ok.example.com", "x:99999"});
   p.allow_where = {"", "/home/u/.config/paddock/profiles/a.toml:4:21"};

@@ -70,6 +70,37 @@ std::string join_host_port(std::string_view host, std::uint16_t port) {
   return h + ":" + std::to_string(port);
 }
 
+bool looks_like_url(std::string_view text) {
+  const auto sep = text.find("://");
+  if (sep == std::string_view::npos || sep == 0) return false;
+  for (std::size_t i = 0; i < sep; ++i) {
+    const char c = text[i];
+    const bool ok = std::isalpha(static_cast<unsigned char>(c)) ||
+                    (i > 0 && (std::isdigit(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.'));
+    if (!ok) return false;
+  }
+  return true;
+}
+
+Result<std::string> rule_from_url(std::string_view url, std::string* unenforced) {
+  if (unenforced) unenforced->clear();
+  if (!looks_like_url(url)) return make_error("not a URL", std::string(url));
+  std::string_view rest = url.substr(url.find("://") + 3);
+  const std::size_t end = rest.find_first_of("/?#");
+  std::string_view authority = rest.substr(0, end);
+  const std::string_view tail = end == std::string_view::npos ? std::string_view() : rest.substr(end);
+  if (authority.find('@') != std::string_view::npos) {
+    return make_error("a URL with a user name or password", std::string(url),
+                      "write the host alone (an allowlist names hosts; keep credentials out of command lines)");
+  }
+  auto hp = split_host_port(authority);
+  if (!hp || hp->first.empty() || !canonical_host(hp->first)) {
+    return make_error("no valid host in this URL", std::string(url), "write the host, e.g. --allow-domain example.com");
+  }
+  if (unenforced && !tail.empty() && tail != "/") *unenforced = "the path " + std::string(tail);
+  return join_host_port(*canonical_host(hp->first), hp->second);
+}
+
 std::optional<std::string> canonical_host(std::string_view host) {
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
     host = host.substr(1, host.size() - 2);
@@ -94,6 +125,12 @@ Result<HostRule> HostRule::parse(std::string_view text) {
                       "write a host (example.com), a wildcard (*.example.com), an address or range "
                       "(10.0.0.0/8), optionally followed by :PORT");
   };
+  if (looks_like_url(text)) {
+    // A URL where a host was meant: say which host, rather than "invalid port".
+    auto host = rule_from_url(text);
+    return make_error("a URL, not a host", "network rule \"" + r.text + "\"",
+                      host ? "write the host: " + *host : "write the host, e.g. example.com");
+  }
   auto split = split_host_port(text);
   if (!split) return bad("invalid port");
   auto [host, port] = *split;

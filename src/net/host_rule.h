@@ -53,4 +53,14 @@ std::optional<std::pair<std::string, std::uint16_t>> split_host_port(std::string
 // "host" or "host:port" ("[v6]:port" for IPv6 literals); port 0 is left out.
 std::string join_host_port(std::string_view host, std::uint16_t port);
 
+// Whether TEXT is written as a URL ("scheme://..."), which a rule is not.
+bool looks_like_url(std::string_view text);
+
+// The rule a URL means: its host, and its port when the URL names one
+// ("https://registry.npmjs.org/" -> "registry.npmjs.org", "http://[::1]:8080/x" -> "[::1]:8080").
+// The scheme does not narrow the rule (a rule is a host, not a protocol), and the filter cannot
+// see paths: *UNENFORCED says what of the URL is not enforced ("the path /x"), or "". A URL with
+// a user name or password is refused.
+Result<std::string> rule_from_url(std::string_view url, std::string* unenforced = nullptr);
+
 }  // namespace paddock::net

@@ -12,6 +12,7 @@
 #include "policy/did_you_mean.h"
 #include "policy/env_names.h"
 #include "policy/path_util.h"
+#include "policy/profile_keys.h"
 #include "policy/profile_quick.h"
 #include "policy/units.h"
 
@@ -20,22 +21,6 @@ namespace {
 
 constexpr int kMaxExtendsDepth = 16;
 
-const std::vector<std::string> kTopKeys = {"extends", "description", "filesystem", "network",
-                                           "env",     "limits",      "sandbox",  "command",
-                                           "undo"};
-const std::vector<std::string> kFilesystemKeys = {
-    "allow", "read", "write", "allow_if_exists", "read_if_exists", "write_if_exists", "create", "create_files",
-    "cwd"};
-const std::vector<std::string> kNetworkKeys = {"mode", "allow", "deny"};
-const std::vector<std::string> kEnvKeys = {"pass", "set"};
-const std::vector<std::string> kLimitsKeys = {"memory",   "pids",          "cpu",
-                                              "timeout",  "tmp_size",      "home_size", "shm_size",
-                                              "max_file_size", "max_open_files", "core_dumps",
-                                              "best_effort"};
-const std::vector<std::string> kSandboxKeys = {"require_namespaces"};
-const std::vector<std::string> kCommandKeys = {"name", "args", "conflicts", "conflict_message"};
-const std::vector<std::string> kUndoKeys = {"enabled", "excludes", "default_excludes", "max_checkpoints", "max_bytes",
-                                           "store_quota"};
 const std::vector<std::string> kCwdValues = {"read+write", "read", "write", "none"};
 const std::vector<std::string> kNetModes = {"off", "on", "filtered"};
 
@@ -79,7 +64,7 @@ class ProfileReader {
       return make_error(std::string(e.description()), at(e.source()));
     }
 
-    if (!check_keys(doc, "", kTopKeys)) return *err_;
+    if (!check_keys(doc, "", profile_keys(""))) return *err_;
     if (const toml::node* ext = doc.get("extends")) {
       if (auto r = apply_parent(*ext); !r) return r;
     }
@@ -88,13 +73,13 @@ class ProfileReader {
     }
     b_.profile_name(src_.name);
 
-    if (auto* t = section(doc, "filesystem", kFilesystemKeys)) filesystem(*t);
-    if (auto* t = section(doc, "network", kNetworkKeys)) network(*t);
-    if (auto* t = section(doc, "env", kEnvKeys)) env(*t);
-    if (auto* t = section(doc, "limits", kLimitsKeys)) limits(*t);
-    if (auto* t = section(doc, "sandbox", kSandboxKeys)) sandbox(*t);
-    if (auto* t = section(doc, "command", kCommandKeys)) command(*t);
-    if (auto* t = section(doc, "undo", kUndoKeys)) undo(*t);
+    if (auto* t = section(doc, "filesystem", profile_keys("filesystem"))) filesystem(*t);
+    if (auto* t = section(doc, "network", profile_keys("network"))) network(*t);
+    if (auto* t = section(doc, "env", profile_keys("env"))) env(*t);
+    if (auto* t = section(doc, "limits", profile_keys("limits"))) limits(*t);
+    if (auto* t = section(doc, "sandbox", profile_keys("sandbox"))) sandbox(*t);
+    if (auto* t = section(doc, "command", profile_keys("command"))) command(*t);
+    if (auto* t = section(doc, "undo", profile_keys("undo"))) undo(*t);
     if (err_) return *err_;
     return ok_result();
   }

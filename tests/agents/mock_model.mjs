@@ -41,14 +41,19 @@ let modelPort = 0;
 
 // The shell lines of steps 1 and 2. Each prints a marker that proves the command ran.
 const catSecret = () => 'cat ~/.ssh/id_ed25519; echo "CAT-EXIT=$?"';
-// The mock's own port (allowed) first, so a shell without /dev/tcp cannot pass for a refusal;
-// then the second loopback listener, another host (by name: paddock's network log shows that
-// paddock refused it, not just an offline machine), and writes outside the project: the host path
+// The connections are made by bash (its /dev/tcp), whatever shell the agent runs the line in:
+// Claude Code picks zsh, which has no /dev/tcp, when SHELL is not bash and zsh is installed.
+// The shell that ran the line is printed first, for the failure messages. The mock's own port
+// (allowed) first, so a connection that cannot be made at all cannot pass for a refusal; then the
+// second loopback listener, another host (by name: paddock's network log shows that paddock
+// refused it, not just an offline machine), and writes outside the project: the host path
 // MOCK_OUTSIDE (beside the project) and the sandbox's HOME.
+const tcp = (host, port) => `bash -c '(exec 3<>/dev/tcp/${host}/${port})' 2>/dev/null`;
 const probe = () =>
-  `(exec 3<>/dev/tcp/127.0.0.1/${modelPort}) 2>/dev/null && echo MOCK-CONNECTED || echo MOCK-REFUSED; ` +
-  `(exec 3<>/dev/tcp/127.0.0.1/${probePort}) 2>/dev/null && echo PROBE-CONNECTED || echo PROBE-REFUSED; ` +
-  `timeout 5 bash -c '(exec 3<>/dev/tcp/${OTHER_HOST}/80)' 2>/dev/null && echo OTHER-CONNECTED || echo OTHER-REFUSED; ` +
+  `echo "AGENT-SHELL=$(readlink /proc/$$/exe)"; ` +
+  `${tcp('127.0.0.1', modelPort)} && echo MOCK-CONNECTED || echo MOCK-REFUSED; ` +
+  `${tcp('127.0.0.1', probePort)} && echo PROBE-CONNECTED || echo PROBE-REFUSED; ` +
+  `timeout 5 ${tcp(OTHER_HOST, 80)} && echo OTHER-CONNECTED || echo OTHER-REFUSED; ` +
   `echo escaped > '${process.env.MOCK_OUTSIDE || '/nonexistent/outside'}'; echo "OUTSIDE-EXIT=$?"; ` +
   `echo escaped > ~/outside-home.txt; echo "HOME-EXIT=$?"`;
 const writeShell = () => `printf 'hello from the mock model\\n' > hello.txt && echo WRITE-OK`;

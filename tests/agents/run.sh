@@ -52,10 +52,15 @@ if [ "$who" = __inner ]; then
     prompt="Write hello.txt in the current directory, then check the ssh key and the local service."
     prompt2="Second run: what did you do last time?"
     # Each agent: its own settings in the fresh HOME, and its command line, non-interactive.
-    extra=() cmd=() cmd2=()
+    extra=() cmd=() cmd2=() agent_zsh=
     case "$agent" in
       claude)
         extra=(--env ANTHROPIC_BASE_URL="$base" --env ANTHROPIC_API_KEY=test)
+        # Claude Code runs its commands in SHELL when that is bash or zsh (else in zsh first, when
+        # installed). zsh when installed, as root too: the shell without bash's /dev/tcp, so that
+        # mock_model.mjs's shell lines stay right whatever shell an agent picks (checked below).
+        agent_zsh=$(command -v zsh || true)
+        [ -z "$agent_zsh" ] || extra+=(--env SHELL="$agent_zsh")
         cmd=("$nm/.bin/claude" -p "$prompt" --allowedTools "Write,Bash")
         cmd2=("$nm/.bin/claude" -p "$prompt2" --continue --allowedTools "Write,Bash")
         ;;
@@ -124,6 +129,9 @@ EOF
       grep -q 'OTHER-REFUSED' "$results" || fail "step other-host: the connection to $other_host did not run or did not fail"
       grep -q 'OUTSIDE-EXIT=' "$results" || fail "step write-outside: the write outside the project did not run"
       grep -q 'HOME-EXIT=' "$results" || fail "step write-outside: the write to ~/outside-home.txt did not run"
+    fi
+    if [ "$agent" = claude ] && [ -n "$agent_zsh" ] && ! grep -q '"step":2,"text":"AGENT-SHELL=[^"]*zsh' "$results" 2>/dev/null; then
+      fail "step shell: Claude Code was given SHELL=$agent_zsh but step 2's line did not say it ran in zsh: $(grep '"step":2' "$results" | head -c 200)"
     fi
     if [ "$agent" = codex ]; then
       if ! grep -q "\"authorization\":\"Bearer $login_key\"" "$logs/requests.jsonl" 2>/dev/null; then

@@ -56,7 +56,7 @@ TEST(EscapeOverlay, TheUpperDirectoryIsCheckedAfterTheRun) {
   auto c = w.paddock({"jail", "create", "ov", "--workspace", "overlay", "--source", w.project}, jail_opts(w));
   if (c.code != 0 && contains(c.err, "overlay")) GTEST_SKIP() << "this kernel cannot mount the overlay: " << c.err;
   ASSERT_EQ(c.code, 0) << describe(c);
-  auto show = w.paddock({"jail", "show", "ov"}, jail_opts(w));
+  auto show = w.paddock({"jail", "show", "ov", "--json"}, jail_opts(w));
   std::string merged;
   for (const std::string& line : split_lines(show.out)) {
     const auto at = line.find("\"root\": \"");
