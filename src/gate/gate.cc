@@ -7,6 +7,8 @@
 #include "gate/agent_config.h"
 #include "gate/git_watch.h"
 #include "gate/toolchain.h"
+#include "paddock/why.h"
+#include "policy/path_util.h"
 #include "policy/protected_paths.h"
 
 namespace paddock::gate {
@@ -101,9 +103,25 @@ std::optional<Verdict> judge_path(std::string_view rel, RootKind kind, mode_t mo
   return std::nullopt;
 }
 
-Check Check::before_run(const Policy& policy, const std::vector<SandboxMount>& mounts) {
+IndexPlace index_place(const Policy& policy, const std::vector<SandboxMount>& mounts, const std::string& state_dir) {
+  if (state_dir.empty() || state_dir.front() != '/') return {};
+  // The walk trusts what it finds there: only where the sandbox cannot write (the state is masked
+  // wherever a rule shows it; a mount that holds it would not be).
+  const Decision d = explain_path(policy, path::join(state_dir, "gate"), Op::Write, *real_fs());
+  if (d.allowed && d.kind == Decision::Kind::Rule) return {};
+  for (const SandboxMount& m : mounts) {
+    if (!grants(m.access, Access::Write)) continue;
+    for (const std::string* host : {&m.host_path, &m.overlay_upper, &m.overlay_work})
+      if (!host->empty() && path::is_at_or_under(d.path, *host)) return {};
+  }
+  IndexPlace place;
+  place.dir = d.path;
+  return place;
+}
+
+Check Check::before_run(const Policy& policy, const std::vector<SandboxMount>& mounts, const std::string& state_dir) {
   Check c;
-  c.watch_ = Watch::before(policy, mounts);
+  c.watch_ = Watch::before(policy, mounts, index_place(policy, mounts, state_dir));
   c.masks_ = MaskWatch::before(policy);
   return c;
 }
@@ -125,10 +143,10 @@ Check Check::before_write(const std::vector<Area>& areas) {
   return c;
 }
 
-std::vector<LeftBehind> Check::after(const Trusted& trusted) const {
+std::vector<LeftBehind> Check::after(const Trusted& trusted, WalkCost* cost) const {
   // Hidden objects first: moving one back restores the place the other checks then look at.
   std::vector<LeftBehind> out = masks_.after();
-  for (LeftBehind& l : watch_.after(trusted)) out.push_back(std::move(l));
+  for (LeftBehind& l : watch_.after(trusted, cost)) out.push_back(std::move(l));
   return out;
 }
 
