@@ -35,20 +35,26 @@ void UndoRunDeleter::operator()(UndoRun* u) const { delete u; }
 namespace {
 
 // Progress on stderr, only for a snapshot that takes over a second (a first one, in practice).
-// PADDOCK_UNDO_PROGRESS_AFTER_MS moves the second (a test hook: tests show the line without
-// building a tree that takes a second to read).
+// On a terminal one line rewritten in place; elsewhere (a log) a whole line at most every
+// kProgressLogSeconds. PADDOCK_UNDO_PROGRESS_AFTER_MS moves the second (a test hook: tests show the
+// line without building a tree that takes a second to read).
+constexpr double kProgressLogSeconds = 5.0;
+
 undo::ScanProgress progress_printer(bool& printed) {
   auto start = std::chrono::steady_clock::now();
   double after = 1.0;
   if (const char* t = std::getenv("PADDOCK_UNDO_PROGRESS_AFTER_MS"); t != nullptr && *t != '\0')
     after = std::strtod(t, nullptr) / 1000.0;
-  return [start, after, &printed](const undo::ScanStats& s) {
+  const bool terminal = ::isatty(STDERR_FILENO) == 1;
+  return [start, after, terminal, &printed, last = -1.0](const undo::ScanStats& s) mutable {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (secs < after || secs <= 0) return;
-    printed = true;
-    std::fprintf(stderr, "\r[paddock] undo: first snapshot: %llu files, %s read, %s/s   ",
+    if (!terminal && last >= 0 && secs - last < kProgressLogSeconds) return;
+    last = secs;
+    printed = terminal;  // a terminal's line is ended once the snapshot is done
+    std::fprintf(stderr, "%s[paddock] undo: first snapshot: %llu files, %s read, %s/s%s", terminal ? "\r" : "",
                  static_cast<unsigned long long>(s.entries), format_size(s.bytes_read).c_str(),
-                 format_size(static_cast<std::uint64_t>(s.bytes_read / secs)).c_str());
+                 format_size(static_cast<std::uint64_t>(s.bytes_read / secs)).c_str(), terminal ? "   " : "\n");
   };
 }
 
@@ -137,8 +143,14 @@ std::vector<std::string> undo_after(UndoRun& u) {
   }
   if (u.session && u.error.empty()) {
     auto snap = u.mgr->snapshot(*u.session, "after run");
-    if (!snap) u.error = snap.error().describe();
-    else u.stored += snap->bytes_new;
+    if (!snap) {
+      u.error = snap.error().describe();
+    } else {
+      u.stored += snap->bytes_new;
+      // The next run's first snapshot starts from this one (a cache: without it, that run reads
+      // this snapshot from the store instead).
+      (void)u.mgr->save_seed(*u.session);
+    }
   }
   if (!u.error.empty()) {
     lines.push_back("undo: incomplete: " + u.error);

@@ -12,6 +12,7 @@
 
 #include "policy/path_util.h"
 #include "sys/anchored_dir.h"
+#include "sys/binary_codec.h"
 #include "sys/state_dir.h"
 #include "sys/unique_fd.h"
 
@@ -23,45 +24,8 @@ namespace {
 //   per entry (sorted by device, inode, none twice):
 //     u64 dev, u64 ino, i64 ctime s, u32 ctime ns, i64 mtime s, u32 mtime ns, u32 hits, u32 subdirs,
 //     then each name (hits first) as u16 length and bytes;
-//   u64 FNV-1a of everything before it.
+//   u64 checksum64 (sys/checksum.h) of everything before it.
 constexpr std::string_view kMagic = "paddock-gate-index 1\n";
-
-class Writer {
- public:
-  void u16(std::uint16_t v) { raw(&v, sizeof v); }
-  void u32(std::uint32_t v) { raw(&v, sizeof v); }
-  void u64(std::uint64_t v) { raw(&v, sizeof v); }
-  void bytes(std::string_view s) { out.append(s); }
-  std::string out;
-
- private:
-  void raw(const void* p, std::size_t n) { out.append(static_cast<const char*>(p), n); }
-};
-
-class Reader {
- public:
-  explicit Reader(std::string_view s) : s_(s) {}
-  bool u16(std::uint16_t& v) { return raw(&v, sizeof v); }
-  bool u32(std::uint32_t& v) { return raw(&v, sizeof v); }
-  bool u64(std::uint64_t& v) { return raw(&v, sizeof v); }
-  bool bytes(std::size_t n, std::string_view& v) {
-    if (s_.size() - pos_ < n) return false;
-    v = s_.substr(pos_, n);
-    pos_ += n;
-    return true;
-  }
-  std::size_t pos() const { return pos_; }
-
- private:
-  bool raw(void* p, std::size_t n) {
-    if (s_.size() - pos_ < n) return false;
-    std::memcpy(p, s_.data() + pos_, n);
-    pos_ += n;
-    return true;
-  }
-  std::string_view s_;
-  std::size_t pos_ = 0;
-};
 
 // A name as a directory entry can hold it: not empty, no '/', no NUL, not "." or "..".
 bool entry_name(std::string_view n) {
@@ -99,17 +63,9 @@ sys::UniqueFd open_own_dir(const std::string& dir) {
 
 }  // namespace
 
-std::uint64_t fnv1a(std::string_view bytes, std::uint64_t h) {
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 std::string DirIndex::file_for(const std::string& dir, const std::string& area) {
   static const char* hex = "0123456789abcdef";
-  std::uint64_t h = fnv1a(area);
+  std::uint64_t h = sys::fnv1a(area);
   std::string name(16, '0');
   for (int i = 15; i >= 0; --i, h >>= 4) name[static_cast<std::size_t>(i)] = hex[h & 15];
   return path::join(dir, name + ".index");
@@ -133,9 +89,9 @@ DirIndex DirIndex::load(const std::string& dir, const std::string& area, std::ui
   const std::string_view body = all.substr(0, all.size() - 8);
   std::uint64_t sum;
   std::memcpy(&sum, all.data() + body.size(), sizeof sum);
-  if (sum != fnv1a(body)) return idx;  // torn
+  if (sum != sys::checksum64(body)) return idx;  // torn
 
-  Reader r(body.substr(kMagic.size()));
+  sys::BinaryReader r(body.substr(kMagic.size()));
   std::uint64_t fp, count;
   std::uint32_t len;
   std::string_view named;
@@ -206,7 +162,7 @@ Result<void> DirIndex::save() const {
   keep.erase(std::unique(keep.begin(), keep.end(), [](const Entry* a, const Entry* b) { return a->key == b->key; }),
              keep.end());
 
-  Writer w;
+  sys::BinaryWriter w;
   w.bytes(kMagic);
   w.u64(fingerprint_);
   w.u32(static_cast<std::uint32_t>(area_.size()));
@@ -227,7 +183,7 @@ Result<void> DirIndex::save() const {
         w.bytes(n);
       }
   }
-  w.u64(fnv1a(w.out));
+  w.u64(sys::checksum64(w.out));
   if (w.out.size() > kMaxFileBytes) return make_error("the directory index would exceed its size limit", area_);
 
   // DIR's parent is paddock's state directory (made before the run); DIR is made in it.

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "paddock/result.h"
+#include "sys/checksum.h"
 
 namespace paddock::gate {
 
@@ -112,9 +113,5 @@ class DirIndex {
   std::size_t loaded_ = 0, found_ = 0, new_kept_ = 0;
   bool file_existed_ = false;
 };
-
-// 64-bit FNV-1a: the index file's checksum (a torn write, not an attacker: the file is out of
-// every sandbox's reach) and its rules' fingerprint.
-std::uint64_t fnv1a(std::string_view bytes, std::uint64_t h = 1469598103934665603ull);
 
 }  // namespace paddock::gate

@@ -111,8 +111,8 @@ std::uint64_t Walker::rules_fingerprint() {
     std::vector<std::string> all;
     for (const auto& [name, kind] : names().kinds) all.push_back(std::string(name) + '=' + std::to_string(int(kind)));
     std::sort(all.begin(), all.end());
-    std::uint64_t h = fnv1a(kCodeRules);
-    for (const std::string& n : all) h = fnv1a(n + '\n', h);
+    std::uint64_t h = sys::fnv1a(kCodeRules);
+    for (const std::string& n : all) h = sys::fnv1a(n + '\n', h);
     return h;
   }();
   return fp;

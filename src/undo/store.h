@@ -8,6 +8,9 @@
 //   <store>/sessions/<id>/<n>.manifest   snapshot n in full (manifest.h): 0, every 32nd, and
 //                                        every snapshot of a version 1 store
 //   <store>/sessions/<id>/<n>.delta      snapshot n as a change to n-1 (n > 0, manifest.h)
+//   <store>/sessions/<id>/0.delta        snapshot 0 as a change to another session's snapshot (its
+//                                        base): a first snapshot seeded from an earlier session
+//   <store>/seeds/<roots>           the last snapshot of a run, whole, to seed the next (seed.h)
 //   <store>/journal                 a restore in progress (restore.h)
 //   <store>/tmp/                    objects being written; emptied under the lock
 //
@@ -28,11 +31,20 @@
 #include "paddock/result.h"
 #include "sys/unique_fd.h"
 #include "undo/manifest.h"
+#include "undo/seed.h"
 
 namespace paddock::undo {
 
-// 2: deltas (1: full manifests only; still read, and upgraded in place when written to).
-inline constexpr int kStoreVersion = 2;
+// 3: a session's snapshot 0 may be a delta against another session's snapshot; 2: deltas within
+// a session (1: full manifests only). Older stores are still read, and marked with the version
+// of the first thing written to them that an older paddock would misread (a delta: 2, a delta
+// against another session: 3); until then a new store is marked 2.
+inline constexpr int kStoreVersion = 3;
+inline constexpr int kSessionDeltaStoreVersion = 2;
+// A first snapshot stored against another session's makes a chain across sessions; after this
+// many sessions in a row, the next first snapshot is stored in full (loading one without a seed
+// reads the chain back to a full manifest).
+inline constexpr int kMaxBaseChain = 32;
 // A snapshot n with n % kFullEvery == 0 is also stored in full: materializing one costs at most
 // one full manifest and kFullEvery - 1 deltas.
 inline constexpr int kFullEvery = 32;
@@ -67,6 +79,10 @@ struct SessionInfo {
   int budget_refused = 0;
   std::vector<SnapshotInfo> snapshots;
   std::string incomplete;  // why the last snapshot could not be taken, if it could not
+  // The snapshot of another session that snapshot 0 was seeded from and is stored against (its
+  // 0.delta), when it was (seed.h): empty otherwise.
+  std::string base_session;
+  int base_snapshot = 0;
 };
 
 struct Journal {
@@ -108,6 +124,10 @@ class Store {
   // Snapshot n in full: its full manifest, or the nearest full one before it with the deltas
   // after it applied.
   Result<Manifest> load_manifest(const std::string& id, int n) const;
+  // The same, starting from SEED (seed.h) where the chain back from ID:N passes through the
+  // snapshot it holds (its manifest is then moved out: SEED is empty after). HOPS: how many
+  // sessions back that was (-1: not on the chain, and everything was read from the store).
+  Result<Manifest> load_manifest_seeded(const std::string& id, int n, std::optional<Seed>& seed, int& hops) const;
   Result<void> save_manifest(const std::string& id, int n, const Manifest& m);
   // Snapshot n's delta against n-1; nullopt when n is stored only in full (n = 0, version 1).
   Result<std::optional<Delta>> load_delta(const std::string& id, int n) const;
@@ -116,7 +136,17 @@ class Store {
   // delta, else from its full manifest with the entry lines skipped.
   // (RootDelta without changes: meta and entry count.)
   Result<std::vector<RootDelta>> load_meta(const std::string& id, int n) const;
+  // Removes session ID. A session whose snapshot 0 is stored against one of ID's gets it written
+  // in full first (nothing is left depending on what is removed).
   Result<void> remove_session(const std::string& id);
+  // How many sessions' snapshot 0 deltas lead from ID:N's nearest snapshot 0 to a full manifest
+  // (0: ID's own snapshot 0 is stored in full).
+  Result<int> base_chain(const std::string& id) const;
+
+  // The seed of the roots it names (seed.h): written after a run's last snapshot.
+  Result<void> save_seed(const Seed& s);
+  // The seed of ROOTS; nullopt when there is none, or it is torn or another roots'.
+  std::optional<Seed> load_seed(const std::vector<std::string>& roots) const;
 
   Result<std::optional<Journal>> load_journal() const;
   Result<void> save_journal(const Journal& j);
@@ -133,6 +163,9 @@ class Store {
  private:
   Store() = default;
   Result<sys::UniqueFd> session_dir(const std::string& id, bool create) const;
+  Result<Manifest> load_manifest_at(const std::string& id, int n, int hops, std::optional<Seed>& seed,
+                                    int& seed_hops) const;
+  Result<void> mark_version(int version);
 
   std::string dir_;
   sys::UniqueFd fd_, objects_, sessions_, tmp_, lock_;
@@ -146,8 +179,8 @@ class Store {
   int version_ = kStoreVersion;  // of the VERSION file: 1 until the first delta is written
 };
 
-// A session id: UTC time and a random suffix ("20261126-165501-3fa2"): sortable, unguessable
-// enough not to collide.
+// A session id: UTC time, its milliseconds and a random digit ("20261126-165501-3e82"): sortable
+// in the order sessions began (to the millisecond), and begin() takes another if one is taken.
 std::string new_session_id();
 bool valid_session_id(const std::string& id);
 std::string utc_iso(std::int64_t ns);
