@@ -365,7 +365,9 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
     // A program that tries thousands of names must not bury the footer: the first few, then a count.
     constexpr std::size_t kFooterTargets = 10;
     const auto& denied = res->denied_hosts;
-    for (std::size_t i = 0; i < denied.size() && i < kFooterTargets; ++i) extra.push_back("network: blocked " + denied[i]);
+    // Recorded printable (for the report and the net log); print_prefixed escapes by itself.
+    for (std::size_t i = 0; i < denied.size() && i < kFooterTargets; ++i)
+      extra.push_back("network: blocked " + net::from_printable(denied[i]));
     if (denied.size() > kFooterTargets) {
       extra.push_back("network: " + std::to_string(denied.size() - kFooterTargets) +
                       " more blocked targets; --report FILE or --net-log FILE lists them");

@@ -29,6 +29,28 @@ std::string printable(std::string_view untrusted, std::size_t max) {
   return out;
 }
 
+std::string from_printable(std::string_view shown) {
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  std::string out;
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    if (shown[i] == '\\' && i + 1 < shown.size() && shown[i + 1] == '\\') {
+      out += '\\';
+      ++i;
+    } else if (shown[i] == '\\' && i + 3 < shown.size() && shown[i + 1] == 'x' && hex(shown[i + 2]) >= 0 &&
+               hex(shown[i + 3]) >= 0) {
+      out += static_cast<char>(hex(shown[i + 2]) * 16 + hex(shown[i + 3]));
+      i += 3;
+    } else {
+      out += shown[i];
+    }
+  }
+  return out;
+}
+
 const NetworkDecision& DecisionTally::add(const NetworkDecision& d) {
   std::uint64_t n = d.count == 0 ? 1 : d.count;
   auto it = index_.find(Key{d.host, d.port, d.protocol, d.allowed});

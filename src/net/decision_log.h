@@ -20,6 +20,9 @@ namespace paddock::net {
 // backslash becomes \\, and more than `max` bytes are cut with "...". Valid host names pass
 // unchanged.
 std::string printable(std::string_view untrusted, std::size_t max = 255);
+// printable()'s text back to the bytes it stood for (a cut stays "..."), for a printer that
+// escapes by itself (sys::display: the footer), which would otherwise show each backslash twice.
+std::string from_printable(std::string_view shown);
 
 // Decisions aggregated by host, port, protocol and verdict, in first-seen order, in at most
 // `max_lines` distinct lines: a program that tries ever new names (random DNS queries, say) must

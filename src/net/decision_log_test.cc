@@ -19,6 +19,13 @@ TEST(Printable, ControlBytesBackslashesAndNonAsciiAreEscaped) {
   EXPECT_EQ(printable("tab\there\r\n"), "tab\\x09here\\x0d\\x0a");
 }
 
+TEST(Printable, FromPrintableGivesTheBytesBack) {
+  for (std::string raw : {std::string("evil\x1b[31mRED\x07.test"), std::string("\\x1b"), std::string("a\\\\b"),
+                          std::string("n\0ul\xff\xc2\x9b", 7), std::string("plain.example:443")})
+    EXPECT_EQ(from_printable(printable(raw)), raw);
+  EXPECT_EQ(from_printable("abc..."), "abc...");
+}
+
 TEST(Printable, LongInputIsCut) {
   EXPECT_EQ(printable(std::string(300, 'a')), std::string(255, 'a') + "...");
   EXPECT_EQ(printable("abcdef", 3), "abc...");

@@ -327,7 +327,20 @@ Result<std::vector<std::string>> Store::session_ids() const {
   for (auto& n : dir_names(sessions_.get())) {
     if (valid_session_id(n)) out.push_back(std::move(n));
   }
-  std::sort(out.begin(), out.end());
+  // An id names its second only (then 4 random hex digits): sessions of one second are ordered by
+  // the time each was created (one unreadable sorts by its id).
+  std::vector<std::pair<std::int64_t, std::string>> by_time;
+  for (auto& id : out) {
+    auto s = load_session(id);
+    by_time.emplace_back(s ? s->created_ns : 0, std::move(id));
+  }
+  std::sort(by_time.begin(), by_time.end(), [](const auto& a, const auto& b) {
+    const std::string_view sa = std::string_view(a.second).substr(0, 15), sb = std::string_view(b.second).substr(0, 15);
+    if (sa != sb) return sa < sb;
+    return a < b;
+  });
+  out.clear();
+  for (auto& [ns, id] : by_time) out.push_back(std::move(id));
   return out;
 }
 

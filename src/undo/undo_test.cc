@@ -502,6 +502,24 @@ TEST(Store, SnapshotsAfterTheFirstAreDeltas) {
   EXPECT_EQ(read_text(rig.store->dir() + "/VERSION"), "paddock-undo-store 2\n");
 }
 
+// Ids name their second only: sessions begun in one second come out in the order they were made
+// (prune removes the oldest, restore takes the newest), not in the order of their random suffix.
+TEST(Store, SessionsOfOneSecondAreInTheOrderTheyWereMade) {
+  FakeRig rig;
+  Scope scope;
+  scope.roots = {"/fake/proj"};
+  scope.home = "/fake";
+  std::vector<std::string> made = {rig.session.id};
+  for (int i = 0; i < 12; ++i) {
+    auto b = rig.mgr->begin(scope, {"agent"}, "/fake/proj");
+    ASSERT_TRUE(b) << b.error().describe();
+    made.push_back(b->id);
+  }
+  auto ids = rig.store->session_ids();
+  ASSERT_TRUE(ids) << ids.error().describe();
+  EXPECT_EQ(*ids, made);
+}
+
 // A torn delta, one applied to the wrong base, one from a newer paddock: refused, with where.
 TEST(Store, BadDeltasAreRefused) {
   FakeRig rig;
