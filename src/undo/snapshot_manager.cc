@@ -276,19 +276,16 @@ Result<SnapshotInfo> SnapshotManager::snapshot(SessionInfo& s, const std::string
 
 std::optional<Seed> SnapshotManager::find_seed(const SessionInfo& s) {
   seed_current_ = false;
-  // The newest earlier session with the same roots (by creation time: ids order by the second
-  // only) and a snapshot...
+  // The newest earlier session (session_ids: oldest first) with the same roots and a snapshot...
   auto ids = store_.session_ids();
   if (!ids) return std::nullopt;
   std::optional<SessionInfo> best;
   int looked = 0;
-  for (auto it = ids->rbegin(); it != ids->rend(); ++it) {
+  for (auto it = ids->rbegin(); it != ids->rend() && !best && looked < kSeedSearch; ++it) {
     if (*it == s.id) continue;
-    if (looked >= kSeedSearch && (!best || it->compare(0, 15, best->id, 0, 15) != 0)) break;
     ++looked;
     auto other = store_.load_session(*it);
-    if (!other || other->roots != s.roots || other->snapshots.empty()) continue;
-    if (!best || other->created_ns > best->created_ns) best = std::move(*other);
+    if (other && other->roots == s.roots && !other->snapshots.empty()) best = std::move(*other);
   }
   if (!best) return std::nullopt;
   // ...its last snapshot, read from the store starting at the seed file when the chain of deltas

@@ -121,11 +121,8 @@ std::string new_session_id() {
   gmtime_r(&ts.tv_sec, &tm);
   char buf[40];
   std::size_t n = std::strftime(buf, sizeof(buf), "%Y%m%d-%H%M%S", &tm);
-  // The milliseconds (three hex digits) and one random one: sessions begun in the same second
-  // still sort in the order they began (prune removes the oldest; a seed is the newest).
   std::random_device rd;
-  std::snprintf(buf + n, sizeof(buf) - n, "-%03x%x", static_cast<unsigned>(ts.tv_nsec / 1000000),
-                static_cast<unsigned>(rd() & 0xf));
+  std::snprintf(buf + n, sizeof(buf) - n, "-%04x", static_cast<unsigned>(rd() & 0xffff));
   return buf;
 }
 

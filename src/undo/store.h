@@ -179,8 +179,8 @@ class Store {
   int version_ = kStoreVersion;  // of the VERSION file: 1 until the first delta is written
 };
 
-// A session id: UTC time, its milliseconds and a random digit ("20261126-165501-3e82"): sortable
-// in the order sessions began (to the millisecond), and begin() takes another if one is taken.
+// A session id: UTC time and a random suffix ("20261126-165501-3fa2"): sortable, unguessable
+// enough not to collide.
 std::string new_session_id();
 bool valid_session_id(const std::string& id);
 std::string utc_iso(std::int64_t ns);
