@@ -171,7 +171,7 @@ std::vector<std::string> undo_after(UndoRun& u) {
                   "); paddock undo restore " + s.id + " takes them back");
   for (const std::string& l : undo_budget_lines(s)) lines.push_back("undo: " + l);
   for (const std::string& l : undo_unreadable_lines(*u.store, s)) lines.push_back("undo: " + l);
-  if (auto size = u.store->object_bytes(); size && *size > u.store_quota) {
+  if (auto size = u.store->object_bytes_known(); size && *size > u.store_quota) {
     lines.push_back("undo: the store holds " + format_size(*size) + ", over its quota of " + format_size(u.store_quota) +
                     ": paddock undo prune" +
                     (u.store_quota == kDefaultStoreQuota ? std::string() : " --max-size " + format_size(u.store_quota)) +

@@ -111,8 +111,10 @@ class Store {
   // Copies SRC_FD's content into the store (pending until commit_objects), returns its hash.
   // *BYTES_NEW counts it when the store did not have it.
   Result<std::string> put_object(int src_fd, std::uint64_t* bytes_new, bool* is_new);
-  // Makes pending objects durable and visible (syncfs, rename into objects/).
+  // Makes pending objects durable and visible (fsync of each, or syncfs past kFsyncEach; rename
+  // into objects/; the directories renamed into made durable).
   Result<void> commit_objects();
+  static constexpr std::size_t kFsyncEach = 64;
   // Drops pending objects (a dry run, a refused restore, a failed scan).
   void discard_pending();
   Result<sys::UniqueFd> open_object(const std::string& hash) const;
@@ -157,8 +159,12 @@ class Store {
   };
   // Removes every object no remaining manifest (nor a pending journal) names.
   Result<GcStats> collect_garbage();
-  // Bytes in objects/ (du of the objects).
+  // Bytes in objects/ (du of the objects): a walk of every object.
   Result<std::uint64_t> object_bytes() const;
+  // The same, as kept in objects.size since the last walk (each commit adds its objects; garbage
+  // collection drops the file, so the next call walks): what a run compares with the store's quota
+  // without walking 100,000s of objects. May lag behind by what a crash kept from being added.
+  Result<std::uint64_t> object_bytes_known();
 
  private:
   Store() = default;
