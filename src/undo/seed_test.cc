@@ -215,6 +215,25 @@ TEST(Seed, AChainOfSessionsIsCut) {
             std::to_string(kMaxBaseChain + 2).size());
 }
 
+// The seed is the session that ended last (seeds/<roots>.last), found without reading every
+// session; one still running (only its first snapshot) is not taken for it.
+TEST(Seed, TheSessionThatEndedLastIsTheBase) {
+  FakeRig rig;
+  fill(rig, 6);
+  Runs runs{rig};
+  runs.run();
+  SnapshotManager other = runs.fresh();
+  Scope scope;
+  scope.roots = {"/fake/proj"};
+  auto running = other.begin(scope, {"still running"}, "/");
+  ASSERT_TRUE(running);
+  ASSERT_TRUE(other.snapshot(*running, "before run"));
+  EXPECT_EQ(rig.store->load_last({"/fake/proj"}), runs.sessions[0].id);
+  runs.run();
+  EXPECT_EQ(runs.sessions[1].base_session, runs.sessions[0].id);
+  EXPECT_EQ(rig.store->load_last({"/fake/proj"}), runs.sessions[1].id);
+}
+
 // Another session's snapshot is a base only for the same roots.
 TEST(Seed, OtherRootsAreNotSeeds) {
   FakeRig rig;

@@ -276,16 +276,24 @@ Result<SnapshotInfo> SnapshotManager::snapshot(SessionInfo& s, const std::string
 
 std::optional<Seed> SnapshotManager::find_seed(const SessionInfo& s) {
   seed_current_ = false;
-  // The newest earlier session (session_ids: oldest first) with the same roots and a snapshot...
-  auto ids = store_.session_ids();
-  if (!ids) return std::nullopt;
+  // The session with the same roots that ended last, else the newest earlier one (session_ids:
+  // oldest first, which reads every session) with the same roots and a snapshot...
+  auto usable = [&](const Result<SessionInfo>& other) {
+    return other && other->id != s.id && other->roots == s.roots && !other->snapshots.empty();
+  };
   std::optional<SessionInfo> best;
-  int looked = 0;
-  for (auto it = ids->rbegin(); it != ids->rend() && !best && looked < kSeedSearch; ++it) {
-    if (*it == s.id) continue;
-    ++looked;
-    auto other = store_.load_session(*it);
-    if (other && other->roots == s.roots && !other->snapshots.empty()) best = std::move(*other);
+  if (const std::string last = store_.load_last(s.roots); !last.empty()) {
+    if (auto other = store_.load_session(last); usable(other)) best = std::move(*other);
+  }
+  if (!best) {
+    auto ids = store_.session_ids();
+    if (!ids) return std::nullopt;
+    int looked = 0;
+    for (auto it = ids->rbegin(); it != ids->rend() && !best && looked < kSeedSearch; ++it) {
+      if (*it == s.id) continue;
+      ++looked;
+      if (auto other = store_.load_session(*it); usable(other)) best = std::move(*other);
+    }
   }
   if (!best) return std::nullopt;
   // ...its last snapshot, read from the store starting at the seed file when the chain of deltas
@@ -302,7 +310,9 @@ std::optional<Seed> SnapshotManager::find_seed(const SessionInfo& s) {
 }
 
 Result<void> SnapshotManager::save_seed(const SessionInfo& s) {
-  if (s.snapshots.empty() || seed_current_) return {};
+  if (s.snapshots.empty()) return {};
+  if (auto w = store_.save_last(s.roots, s.id); !w) return w;
+  if (seed_current_) return {};
   const Manifest* m = cached(s.id, s.snapshots.back().n);
   if (m == nullptr) return {};
   return store_.save_seed({s.id, s.snapshots.back().n, *m});

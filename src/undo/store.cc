@@ -716,6 +716,21 @@ std::optional<Seed> Store::load_seed(const std::vector<std::string>& roots) cons
   return std::move(*s);
 }
 
+Result<void> Store::save_last(const std::vector<std::string>& roots, const std::string& session) {
+  auto d = open_subdir(fd_.get(), "seeds", true, dir_ + "/seeds");
+  if (!d) return std::move(d).take_error();
+  return sys::write_file_at(d->get(), seed_name(roots) + ".last", session + "\n", 0600);
+}
+
+std::string Store::load_last(const std::vector<std::string>& roots) const {
+  auto d = open_subdir(fd_.get(), "seeds", false, dir_ + "/seeds");
+  if (!d) return {};
+  auto text = read_all_at(d->get(), seed_name(roots) + ".last", dir_ + "/seeds");
+  if (!text || text->empty() || text->back() != '\n') return {};
+  std::string id = text->substr(0, text->size() - 1);
+  return valid_session_id(id) ? id : std::string();
+}
+
 Result<std::optional<Journal>> Store::load_journal() const {
   const std::string where = dir_ + "/journal";
   auto text = read_all_at(fd_.get(), "journal", where);

@@ -149,6 +149,10 @@ class Store {
   Result<void> save_seed(const Seed& s);
   // The seed of ROOTS; nullopt when there is none, or it is torn or another roots'.
   std::optional<Seed> load_seed(const std::vector<std::string>& roots) const;
+  // The session of ROOTS that ended last (`seeds/<roots>.last`: written at the end of every run,
+  // so that the next one need not read every session to find it); empty when unknown.
+  Result<void> save_last(const std::vector<std::string>& roots, const std::string& session);
+  std::string load_last(const std::vector<std::string>& roots) const;
 
   Result<std::optional<Journal>> load_journal() const;
   Result<void> save_journal(const Journal& j);
