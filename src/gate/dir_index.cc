@@ -121,6 +121,8 @@ DirIndex DirIndex::load(const std::string& dir, const std::string& area, std::ui
   if (r.pos() != body.size() - kMagic.size()) return idx;
   idx.loaded_entries_ = std::move(entries);
   idx.loaded_ = idx.loaded_entries_.size();
+  idx.loaded_keys_.reserve(idx.loaded_);
+  for (const Entry& e : idx.loaded_entries_) idx.loaded_keys_.push_back(e.key);
   return idx;
 }
 
@@ -131,10 +133,10 @@ bool DirIndex::settled(const struct stat& st) const {
 
 const Listing* DirIndex::find(const struct stat& st) {
   const Key key{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
-  auto end = loaded_entries_.end();
-  auto it = std::lower_bound(loaded_entries_.begin(), end, key, [](const Entry& e, const Key& k) { return e.key < k; });
-  if (it == end || !(it->key == key) || !same_time(it->ctime, st.st_ctim) || !same_time(it->mtime, st.st_mtim))
-    return nullptr;
+  auto k = std::lower_bound(loaded_keys_.begin(), loaded_keys_.end(), key);
+  if (k == loaded_keys_.end() || !(*k == key)) return nullptr;
+  auto it = loaded_entries_.begin() + (k - loaded_keys_.begin());
+  if (!same_time(it->ctime, st.st_ctim) || !same_time(it->mtime, st.st_mtim)) return nullptr;
   if (!it->found) ++found_;
   it->found = true;
   return &it->listing;

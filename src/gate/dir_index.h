@@ -109,6 +109,7 @@ class DirIndex {
   std::uint64_t fingerprint_ = 0;
   struct timespec now_{};
   std::vector<Entry> loaded_entries_;  // from the file, sorted by key; never grows (find() points into it)
+  std::vector<Key> loaded_keys_;       // their keys, side by side: what find() searches
   std::vector<Entry> put_entries_;     // listed by this walk and settled
   std::size_t loaded_ = 0, found_ = 0, new_kept_ = 0;
   bool file_existed_ = false;

@@ -163,7 +163,8 @@ void Walker::tree(int fd, const std::string& path, int depth, bool site_dir) {
   visit(fd, path, depth, site_dir, l, all);
 }
 
-void Walker::enter(int at, const std::string& rel, const std::string& path, int depth, bool site_dir) {
+void Walker::enter(int at, const std::string& rel, const std::string& parent, const std::string& name, int depth,
+                   bool site_dir) {
   if (index_ != nullptr && !site_dir && rel.size() < 1024) {
     struct stat st;
     if (fstatat(at, rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) return;
@@ -177,16 +178,19 @@ void Walker::enter(int at, const std::string& rel, const std::string& path, int 
           if (!known->subdirs.empty()) too_deep_ = true;
           return;
         }
-        for (const std::string& name : known->subdirs) {
+        // Its own path only when something below needs it (most directories: nothing does).
+        std::string path;
+        for (const std::string& sub : known->subdirs) {
           if (exhausted_) return;
-          enter(at, rel + "/" + name, path + "/" + name, depth + 1, name_kind(name.c_str()) == Name::SiteDir);
+          if (path.empty()) path = parent + "/" + name;
+          enter(at, rel + "/" + sub, path, sub, depth + 1, name_kind(sub.c_str()) == Name::SiteDir);
         }
         return;
       }
     }
   }
-  sys::UniqueFd sub(open_dir(at, rel.c_str()));
-  if (sub) tree(sub.get(), path, depth, site_dir);
+  sys::UniqueFd fd(open_dir(at, rel.c_str()));
+  if (fd) tree(fd.get(), parent + "/" + name, depth, site_dir);
 }
 
 void Walker::visit(int fd, const std::string& path, int depth, bool site_dir, const Listing& l,
@@ -247,7 +251,7 @@ void Walker::visit(int fd, const std::string& path, int depth, bool site_dir, co
   for (const std::string& name : l.subdirs) {
     if (exhausted_) return;
     if (git_directory && (name == "objects" || name == "refs")) continue;  // the repository's own data
-    enter(fd, name, path + "/" + name, depth + 1, name_kind(name.c_str()) == Name::SiteDir);
+    enter(fd, name, path, name, depth + 1, name_kind(name.c_str()) == Name::SiteDir);
   }
 }
 

@@ -94,8 +94,10 @@ class Walker {
   // Any directory, open on FD: its entries by name (read, or from the index).
   void tree(int fd, const std::string& path, int depth, bool site_dir);
   // The directory REL (a path below the directory open on AT, each directory on the way one the
-  // index found unchanged): stat'ed, and opened only when it changed or holds a name a rule looks at.
-  void enter(int at, const std::string& rel, const std::string& path, int depth, bool site_dir);
+  // index found unchanged), NAME in the directory at PARENT (as shown): stat'ed, and opened only
+  // when it changed or holds a name a rule looks at.
+  void enter(int at, const std::string& rel, const std::string& parent, const std::string& name, int depth,
+             bool site_dir);
   // FD's listing L judged by the rules, then its subdirectories entered.
   void visit(int fd, const std::string& path, int depth, bool site_dir, const Listing& l, const std::vector<Listed>& all);
   // FD's entries read into L (and, for a site directory, ALL); false when the listing is not whole.
