@@ -55,12 +55,9 @@ PY
 echo "user_bench: $(nproc) cpus, load average $(cut -d' ' -f1-3 /proc/loadavg), $(uname -r)"
 
 # 1. Start-up.
-bw=(bwrap --unshare-all --die-with-parent --new-session --tmpfs /)
-for d in /usr /etc /opt /nix/store; do [ -d "$d" ] && bw+=(--ro-bind "$d" "$d"); done
-for d in /bin /sbin /lib /lib32 /lib64 /libx32; do
-  if [ -L "$d" ]; then bw+=(--symlink "$(readlink "$d")" "$d"); elif [ -d "$d" ]; then bw+=(--ro-bind "$d" "$d"); fi
-done
-bw+=(--proc /proc --dev /dev --tmpfs /tmp --tmpfs "$HOME" --bind "$work/empty" "$work/empty" --chdir "$work/empty" /bin/true)
+. "$here/bench/bwrap_like.sh"
+bwrap_like "$work/empty"
+bw=("${BW[@]}")
 (cd "$work/empty" && hyperfine -N --warmup 10 --runs $((runs * 2)) --export-json "$work/start.json" \
   -n floor "$build/bench/paddock-floor /bin/true" \
   -n paddock "$paddock run --no-pty -- /bin/true" \

@@ -52,6 +52,16 @@ struct Runs {
     sessions.push_back(*s);
     return read;
   }
+  // A restore of S to snapshot N by a new process; false (and a failure) when it is refused.
+  bool restore(const SessionInfo& s, int n) const {
+    SnapshotManager mgr = fresh();
+    RestoreRequest req;
+    req.session = s.id;
+    req.target = n;
+    auto r = mgr.restore(req);
+    EXPECT_TRUE(r) << r.error().describe();
+    return r.ok();
+  }
   Manifest manifest(const SessionInfo& s, int n) const {
     auto m = rig.store->load_manifest(s.id, n);
     EXPECT_TRUE(m) << m.error().describe();
@@ -105,13 +115,7 @@ TEST(Seed, AHostChangeBetweenRunsWithItsTimestampsPutBackIsSeen) {
   rig.tree->put_file("src/f3.c", "int g3;\n");  // the same size as "int f3;\n"
   rig.tree->set_mtime("src/f3.c", mtime);
   EXPECT_EQ(runs.run([&] { rig.tree->put_file("src/f3.c", "int run;\n"); }), 1);
-  const SessionInfo& second = runs.sessions[1];
-  SnapshotManager mgr = runs.fresh();
-  RestoreRequest req;
-  req.session = second.id;
-  req.target = 0;
-  auto r = mgr.restore(req);
-  ASSERT_TRUE(r) << r.error().describe();
+  ASSERT_TRUE(runs.restore(runs.sessions[1], 0));
   EXPECT_EQ(rig.tree->content("src/f3.c"), "int g3;\n");
 }
 
@@ -187,12 +191,7 @@ TEST(Seed, PruningTheBaseKeepsTheSessionWhole) {
   ASSERT_EQ(after.roots.at(0).entries.size(), before.roots.at(0).entries.size());
   for (std::size_t i = 0; i < after.roots[0].entries.size(); ++i)
     EXPECT_TRUE(same_full_entry(after.roots[0].entries[i], before.roots[0].entries[i]));
-  SnapshotManager mgr = runs.fresh();
-  RestoreRequest req;
-  req.session = second.id;
-  req.target = 0;
-  auto r = mgr.restore(req);
-  ASSERT_TRUE(r) << r.error().describe();
+  ASSERT_TRUE(runs.restore(second, 0));
   EXPECT_EQ(rig.tree->content("src/f1.c"), "first run\n");
 }
 
