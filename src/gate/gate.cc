@@ -1,5 +1,6 @@
 #include "gate/gate.h"
 
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -7,8 +8,8 @@
 #include "gate/agent_config.h"
 #include "gate/git_watch.h"
 #include "gate/toolchain.h"
-#include "paddock/why.h"
 #include "policy/path_util.h"
+#include "policy/state_paths.h"
 #include "policy/protected_paths.h"
 
 namespace paddock::gate {
@@ -105,17 +106,29 @@ std::optional<Verdict> judge_path(std::string_view rel, RootKind kind, mode_t mo
 
 IndexPlace index_place(const Policy& policy, const std::vector<SandboxMount>& mounts, const std::string& state_dir) {
   if (state_dir.empty() || state_dir.front() != '/') return {};
-  // The walk trusts what it finds there: only where the sandbox cannot write (the state is masked
-  // wherever a rule shows it; a mount that holds it would not be).
-  const Decision d = explain_path(policy, path::join(state_dir, "gate"), Op::Write, *real_fs());
-  if (d.allowed && d.kind == Decision::Kind::Rule) return {};
+  // The state directory as the rules name paths (resolved, up to what exists: paddock makes it
+  // before the run).
+  char* real = ::realpath(state_dir.c_str(), nullptr);
+  if (real == nullptr) return {};
+  const std::string dir = path::join(real, "gate");
+  std::free(real);
+  // The walk trusts what it finds there: only where the sandbox cannot write. A writable rule
+  // that holds it must be one the state's mask covers (the policy masks it wherever a rule shows
+  // it: src/policy/state_paths.h); a writable mount that holds it, never.
+  auto masked = [&] {
+    return std::any_of(policy.denied.begin(), policy.denied.end(), [&](const DeniedPath& d) {
+      return d.reason == std::string_view(kStateDirReason) && path::is_at_or_under(dir, d.path);
+    });
+  };
+  for (const PathRule& r : policy.paths)
+    if (grants(r.access, Access::Write) && path::is_at_or_under(dir, r.path) && !masked()) return {};
   for (const SandboxMount& m : mounts) {
     if (!grants(m.access, Access::Write)) continue;
     for (const std::string* host : {&m.host_path, &m.overlay_upper, &m.overlay_work})
-      if (!host->empty() && path::is_at_or_under(d.path, *host)) return {};
+      if (!host->empty() && path::is_at_or_under(dir, *host)) return {};
   }
   IndexPlace place;
-  place.dir = d.path;
+  place.dir = dir;
   return place;
 }
 
