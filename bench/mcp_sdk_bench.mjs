@@ -1,9 +1,10 @@
 // `paddock mcp` under load, through the official MCP SDK client over stdio, each figure against its
 // anchor in the same run (issue 29, item 3):
 //   1. back to back: CALLS `execute python print(1)` sent one after another without a pause (a
-//      client that does not think between calls: the warm pool cannot refill in between), in
-//      blocks alternating with the anchor, a fresh bubblewrap jail + `python3 -c 'print(1)'` per
-//      call (bench/mcp_bench.py's); medians and their ratio (target <= 0.35);
+//      client that does not think between calls: the warm pool cannot refill in between; BLOCKS
+//      blocks, 1 by default: all 40 in a row), each block followed by as many runs of the anchor, a
+//      fresh bubblewrap jail + `python3 -c 'print(1)'` per call (bench/mcp_bench.py's); medians
+//      and their ratio (target <= 0.35);
 //   2. throughput of trivial calls (shell `true`, python `pass`) with C in flight, against the same
 //      interpreter started per call with no sandbox at all, C in flight (target >= 60% of it).
 // usage: node bench/mcp_sdk_bench.mjs PADDOCK_BINARY [--calls N] [--blocks B] [--concurrency C] [--seconds S]
@@ -21,7 +22,7 @@ const opt = (name, dflt) => {
 };
 process.env.PADDOCK_BIN = path.resolve(args[0] ?? 'build/paddock');
 const CALLS = opt('--calls', 40);
-const BLOCKS = opt('--blocks', 4);
+const BLOCKS = opt('--blocks', 1);
 const CONC = opt('--concurrency', 8);
 const SECONDS = opt('--seconds', 5);
 
