@@ -24,12 +24,9 @@ cd "$work/project"
 export HOME=$work/home
 
 # bubblewrap with the same shape as paddock's default policy.
-bw=(bwrap --unshare-all --die-with-parent --new-session --tmpfs /)
-for d in /usr /etc /opt /nix/store; do [ -d "$d" ] && bw+=(--ro-bind "$d" "$d"); done
-for d in /bin /sbin /lib /lib32 /lib64 /libx32; do
-  if [ -L "$d" ]; then bw+=(--symlink "$(readlink "$d")" "$d"); elif [ -d "$d" ]; then bw+=(--ro-bind "$d" "$d"); fi
-done
-bw+=(--proc /proc --dev /dev --tmpfs /tmp --tmpfs "$HOME" --bind "$PWD" "$PWD" --chdir "$PWD" /bin/true)
+. "$here/bench/bwrap_like.sh"
+bwrap_like "$PWD"
+bw=("${BW[@]}")
 
 "$paddock" run -- /bin/true  # fails loudly here if the sandbox cannot start
 "${bw[@]}"

@@ -6,7 +6,7 @@
 //   where the rest goes: loading and serializing the manifest
 //   restore of those 10 files, and of the restore itself by a manager with nothing in memory
 //   store size after 10 sessions of 10 changed files each
-// Prints one "name value" line per figure.
+// Prints one "name value" line per figure. `paddock-undo-bench TREE --floor`: the floor alone.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "undo/snapshot_manager.h"
 #include "undo/store.h"
@@ -81,12 +82,39 @@ int die(const paddock::Error& e) {
 
 }  // namespace
 
+// `paddock run --undo` run after run: see the end of main().
+int runs_after_runs(Store& store, const Scope& scope, const std::string& tree);
+
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: paddock-undo-bench TREE STORE_DIR\n");
+  if (argc == 3 && std::string(argv[2]) == "--floor") {
+    // The anchor alone (bench/user_bench.sh): the bare metadata walk of TREE, best of five.
+    double best = 1e18;
+    std::uint64_t seen = 0;
+    for (int k = 0; k < 5; ++k) {
+      int fd = ::open(argv[1], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0) return 1;
+      auto t0 = std::chrono::steady_clock::now();
+      seen = floor_walk(fd);
+      best = std::min(best, ms_since(t0));
+      ::close(fd);
+    }
+    std::printf("floor_walk_ms %.1f\nfloor_walk_entries %llu\n", best, static_cast<unsigned long long>(seen));
+    return 0;
+  }
+  if (argc != 3 && !(argc == 4 && std::string(argv[3]) == "--runs-only")) {
+    std::fprintf(stderr, "usage: paddock-undo-bench TREE STORE_DIR [--runs-only] | paddock-undo-bench TREE --floor\n");
     return 2;
   }
   const std::string tree = argv[1], store_dir = std::string(argv[2]) + "/paddock/undo";
+  if (argc == 4) {
+    // Only the runs after runs (a store that already has a session of TREE: a first run's).
+    auto store = Store::open(store_dir, true);
+    if (!store) return die(store.error());
+    Scope scope;
+    scope.roots = {tree};
+    scope.excludes = default_excludes();
+    return runs_after_runs(**store, scope, tree);
+  }
   auto store = Store::open(store_dir, true);
   if (!store) return die(store.error());
   SnapshotManager mgr(**store);
@@ -200,5 +228,62 @@ int main(int argc, char** argv) {
   if (!before || !after) return 1;
   std::printf("store_bytes_after_first %llu\nstore_bytes_after_10_sessions %llu\n",
               static_cast<unsigned long long>(*before), static_cast<unsigned long long>(*after));
+
+  return runs_after_runs(**store, scope, tree);
+}
+
+int runs_after_runs(Store& store, const Scope& scope, const std::string& tree) {
+  // `paddock run --undo` run after run (issue 29): each run a new process (a manager with nothing
+  // in memory), its first snapshot seeded from the previous run's last (the seed file), 10 files
+  // changed by the run, the last snapshot kept as the next run's seed. What undo adds to the run:
+  // begin + first snapshot + last snapshot + seed. Five runs; the median, and each phase of it.
+  {
+    std::vector<double> total, first_ms, last_ms, seed_ms;
+    std::uint64_t read_first = 0, read_last = 0;
+    for (int k = 0; k < 5; ++k) {
+      SnapshotManager run(store);
+      auto t0 = std::chrono::steady_clock::now();
+      auto sk = run.begin(scope, {"bench"}, tree);
+      if (!sk) return die(sk.error());
+      SessionInfo ss = *sk;
+      auto a = run.snapshot(ss, "before run");
+      if (!a) return die(a.error());
+      const double t_first = ms_since(t0);
+      change_ten(tree, 100 + k);  // the run
+      auto t1 = std::chrono::steady_clock::now();
+      auto b = run.snapshot(ss, "after run");
+      if (!b) return die(b.error());
+      const double t_last = ms_since(t1);
+      auto t2 = std::chrono::steady_clock::now();
+      if (auto w = run.save_seed(ss); !w) return die(w.error());
+      const double t_seed = ms_since(t2);
+      total.push_back(t_first + t_last + t_seed);
+      first_ms.push_back(t_first);
+      last_ms.push_back(t_last);
+      seed_ms.push_back(t_seed);
+      read_first = a->files_hashed;
+      read_last = b->files_hashed;
+      usleep(50000);  // between two runs
+    }
+    auto med = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    // The floor of the same minute: the bare metadata walk, best of three.
+    double floor = 1e18;
+    for (int k = 0; k < 3; ++k) {
+      int fd = ::open(tree.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0) return 1;
+      auto t0 = std::chrono::steady_clock::now();
+      floor_walk(fd);
+      floor = std::min(floor, ms_since(t0));
+      ::close(fd);
+    }
+    std::printf("undo_run_floor_walk_ms %.1f\nundo_run_ratio %.2f\n", floor, med(total) / floor);
+    std::printf("undo_run_added_ms %.1f\nundo_run_first_snapshot_ms %.1f\nundo_run_last_snapshot_ms %.1f\n"
+                "undo_run_seed_ms %.1f\nundo_run_files_read %llu %llu\n",
+                med(total), med(first_ms), med(last_ms), med(seed_ms), static_cast<unsigned long long>(read_first),
+                static_cast<unsigned long long>(read_last));
+  }
   return 0;
 }

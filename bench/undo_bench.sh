@@ -43,11 +43,13 @@ echo "$out"
 get() { echo "$out" | awk -v k="$1" '$1==k {print $2}'; }
 awk -v a="$(get snapshot_10_changes_ms)" -v b="$(get full_rehash_ms)" -v f="$(get first_snapshot_ms)" -v c="$cp_ms" \
     -v fl="$(get floor_walk_ms)" -v u="$(get snapshot_unchanged_ms)" -v r="$(get restore_10_files_ms)" \
-    -v s1="$(get store_bytes_after_first)" -v s10="$(get store_bytes_after_10_sessions)" 'BEGIN {
+    -v s1="$(get store_bytes_after_first)" -v s10="$(get store_bytes_after_10_sessions)" \
+    -v run="$(get undo_run_added_ms)" 'BEGIN {
   printf "ratio full_rehash / snapshot_10_changes: %.1fx\n", b / a
   printf "ratio snapshot_10_changes / floor_walk: %.2f\n", a / fl
   printf "ratio snapshot_unchanged / floor_walk: %.2f\n", u / fl
   printf "ratio restore_10_files / floor_walk: %.3f\n", r / fl
   printf "ratio first_snapshot / cp -a: %.2f\n", f / c
   printf "store growth over 10 sessions of 10 changes: %.1f KiB\n", (s10 - s1) / 1024
+  printf "ratio undo_run_added / floor_walk: %.2f (target <= 2.5: two walks)\n", run / fl
 }'

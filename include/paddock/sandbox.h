@@ -99,6 +99,12 @@ struct RunOptions {
   // server); call wait_background_cleanup() before exiting. Without it, wait() returns only
   // after the cgroups are gone.
   bool background_cleanup = false;
+  // paddock's own state directory ($XDG_STATE_HOME/paddock: src/policy/state_paths.h), where
+  // the check after the run keeps what it listed of large writable trees, so that the next run's
+  // check reads only the directories that changed (src/gate/dir_index.h). Used only when neither
+  // the policy nor the mounts let the sandbox write there. Empty: every run's check reads every
+  // directory.
+  std::string state_dir;
   // Filtered network: called for each decision of the egress filter as it happens (count 1),
   // from the filter's threads, one call at a time. The connection waits for it: keep it short.
   std::function<void(const NetworkDecision&)> on_network_decision;
@@ -141,6 +147,10 @@ struct RunResult {
   std::vector<std::string> warnings;  // degraded isolation, ...
   std::vector<IsolationGap> isolation_gaps;  // what the fallback lacks (empty with namespaces)
   std::vector<LeftBehind> left_behind;  // what the host would run or trust later (see LeftBehind)
+  // What that check read of the writable trees: directories listed, and directories found
+  // unchanged since an earlier run listed them (RunOptions::state_dir), not read again.
+  std::uint64_t check_dirs_listed = 0;
+  std::uint64_t check_dirs_unchanged = 0;
   std::vector<std::string> denied_hosts;  // network: "host:port" the egress filter refused
   std::vector<NetworkDecision> network;   // network: every decision of the egress filter
   bool timed_out = false;

@@ -34,20 +34,26 @@ void UndoRunDeleter::operator()(UndoRun* u) const { delete u; }
 namespace {
 
 // Progress on stderr, only for a snapshot that takes over a second (a first one, in practice).
-// PADDOCK_UNDO_PROGRESS_AFTER_MS moves the second (a test hook: tests show the line without
-// building a tree that takes a second to read).
+// On a terminal one line rewritten in place; elsewhere (a log) a whole line at most every
+// kProgressLogSeconds. PADDOCK_UNDO_PROGRESS_AFTER_MS moves the second (a test hook: tests show the
+// line without building a tree that takes a second to read).
+constexpr double kProgressLogSeconds = 5.0;
+
 undo::ScanProgress progress_printer(bool& printed) {
   auto start = std::chrono::steady_clock::now();
   double after = 1.0;
   if (const char* t = std::getenv("PADDOCK_UNDO_PROGRESS_AFTER_MS"); t != nullptr && *t != '\0')
     after = std::strtod(t, nullptr) / 1000.0;
-  return [start, after, &printed](const undo::ScanStats& s) {
+  const bool terminal = ::isatty(STDERR_FILENO) == 1;
+  return [start, after, terminal, &printed, last = -1.0](const undo::ScanStats& s) mutable {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (secs < after || secs <= 0) return;
-    printed = true;
-    std::fprintf(stderr, "\r[paddock] undo: first snapshot: %llu files, %s read, %s/s   ",
+    if (!terminal && last >= 0 && secs - last < kProgressLogSeconds) return;
+    last = secs;
+    printed = terminal;  // a terminal's line is ended once the snapshot is done
+    std::fprintf(stderr, "%s[paddock] undo: first snapshot: %llu files, %s read, %s/s%s", terminal ? "\r" : "",
                  static_cast<unsigned long long>(s.entries), format_size(s.bytes_read).c_str(),
-                 format_size(static_cast<std::uint64_t>(s.bytes_read / secs)).c_str());
+                 format_size(static_cast<std::uint64_t>(s.bytes_read / secs)).c_str(), terminal ? "   " : "\n");
   };
 }
 
@@ -136,8 +142,14 @@ std::vector<std::string> undo_after(UndoRun& u) {
   }
   if (u.session && u.error.empty()) {
     auto snap = u.mgr->snapshot(*u.session, "after run");
-    if (!snap) u.error = snap.error().describe();
-    else u.stored += snap->bytes_new;
+    if (!snap) {
+      u.error = snap.error().describe();
+    } else {
+      u.stored += snap->bytes_new;
+      // The next run's first snapshot starts from this one (a cache: without it, that run reads
+      // this snapshot from the store instead).
+      (void)u.mgr->save_seed(*u.session);
+    }
   }
   if (!u.error.empty()) {
     lines.push_back("undo: incomplete: " + u.error);
@@ -158,7 +170,7 @@ std::vector<std::string> undo_after(UndoRun& u) {
                   "); paddock undo restore " + s.id + " takes them back");
   for (const std::string& l : undo_budget_lines(s)) lines.push_back("undo: " + l);
   for (const std::string& l : undo_unreadable_lines(*u.store, s)) lines.push_back("undo: " + l);
-  if (auto size = u.store->object_bytes(); size && *size > u.store_quota) {
+  if (auto size = u.store->object_bytes_known(); size && *size > u.store_quota) {
     lines.push_back("undo: the store holds " + format_size(*size) + ", over its quota of " + format_size(u.store_quota) +
                     ": paddock undo prune" +
                     (u.store_quota == kDefaultStoreQuota ? std::string() : " --max-size " + format_size(u.store_quota)) +

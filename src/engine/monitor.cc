@@ -604,7 +604,12 @@ Result<RunResult> Launch::wait() {
   }
   broker.reset();  // every sandboxed process is gone
   // What the host would run or trust later: checked once every sandboxed process is gone.
-  if (watch) res.left_behind = watch->after();
+  if (watch) {
+    gate::WalkCost cost;
+    res.left_behind = watch->after({}, &cost);
+    res.check_dirs_listed = cost.listed;
+    res.check_dirs_unchanged = cost.from_index;
+  }
   // --max-file-size stops a write in whatever process makes it, and only a top-level command
   // that dies of SIGXFSZ shows in the exit status: a file the run left at exactly the limit says
   // where it was reached (RLIMIT_FSIZE cuts the write there). Host-backed areas only: the

@@ -101,6 +101,7 @@ json run_report(const RunResult& r, const Policy& policy, const std::vector<std:
   json left = json::array();
   for (const LeftBehind& l : r.left_behind) left.push_back({{"path", l.path}, {"what", l.what}, {"action", l.action}});
   j["left_behind"] = std::move(left);
+  j["check"] = {{"directories_listed", r.check_dirs_listed}, {"directories_unchanged", r.check_dirs_unchanged}};
   if (policy.network.mode == NetMode::Filtered) {
     json network = json::array();
     for (const NetworkDecision& d : r.network) network.push_back(network_decision_json(d));

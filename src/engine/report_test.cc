@@ -83,8 +83,11 @@ TEST(RunReport, KeysAreStable) {
   nlohmann::json j = run_report(RunResult{}, small_policy(), {"true"});
   std::vector<std::string> top;
   for (auto it = j.begin(); it != j.end(); ++it) top.push_back(it.key());
-  EXPECT_EQ(top, (std::vector<std::string>{"command", "isolation", "isolation_gaps", "left_behind", "limits", "outcome",
-                                           "policy", "usage", "version", "warnings"}));
+  EXPECT_EQ(top, (std::vector<std::string>{"check", "command", "isolation", "isolation_gaps", "left_behind", "limits",
+                                           "outcome", "policy", "usage", "version", "warnings"}));
+  std::vector<std::string> check;
+  for (auto it = j["check"].begin(); it != j["check"].end(); ++it) check.push_back(it.key());
+  EXPECT_EQ(check, (std::vector<std::string>{"directories_listed", "directories_unchanged"}));
   std::vector<std::string> usage;
   for (auto it = j["usage"].begin(); it != j["usage"].end(); ++it) usage.push_back(it.key());
   EXPECT_EQ(usage, (std::vector<std::string>{"peak_memory_bytes", "processes_started",

@@ -278,7 +278,7 @@ Result<std::unique_ptr<Launch>> prepare(const Policy& policy, const RunOptions& 
   launch->start_time = std::chrono::steady_clock::now();
   launch->uid = getuid();
   launch->gid = getgid();
-  launch->watch = gate::Check::before_run(policy, opts.mounts);
+  launch->watch = gate::Check::before_run(policy, opts.mounts, opts.state_dir);
   if (policy.network.mode == NetMode::Filtered) {
     launch->egress_options.resolve = opts.test_resolve;
     launch->egress_options.on_decision = opts.on_network_decision;

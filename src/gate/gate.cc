@@ -1,5 +1,6 @@
 #include "gate/gate.h"
 
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -7,6 +8,8 @@
 #include "gate/agent_config.h"
 #include "gate/git_watch.h"
 #include "gate/toolchain.h"
+#include "policy/path_util.h"
+#include "policy/state_paths.h"
 #include "policy/protected_paths.h"
 
 namespace paddock::gate {
@@ -101,9 +104,37 @@ std::optional<Verdict> judge_path(std::string_view rel, RootKind kind, mode_t mo
   return std::nullopt;
 }
 
-Check Check::before_run(const Policy& policy, const std::vector<SandboxMount>& mounts) {
+IndexPlace index_place(const Policy& policy, const std::vector<SandboxMount>& mounts, const std::string& state_dir) {
+  if (state_dir.empty() || state_dir.front() != '/') return {};
+  // The state directory as the rules name paths (resolved, up to what exists: paddock makes it
+  // before the run).
+  char* real = ::realpath(state_dir.c_str(), nullptr);
+  if (real == nullptr) return {};
+  const std::string dir = path::join(real, "gate");
+  std::free(real);
+  // The walk trusts what it finds there: only where the sandbox cannot write. A writable rule
+  // that holds it must be one the state's mask covers (the policy masks it wherever a rule shows
+  // it: src/policy/state_paths.h); a writable mount that holds it, never.
+  auto masked = [&] {
+    return std::any_of(policy.denied.begin(), policy.denied.end(), [&](const DeniedPath& d) {
+      return d.reason == std::string_view(kStateDirReason) && path::is_at_or_under(dir, d.path);
+    });
+  };
+  for (const PathRule& r : policy.paths)
+    if (grants(r.access, Access::Write) && path::is_at_or_under(dir, r.path) && !masked()) return {};
+  for (const SandboxMount& m : mounts) {
+    if (!grants(m.access, Access::Write)) continue;
+    for (const std::string* host : {&m.host_path, &m.overlay_upper, &m.overlay_work})
+      if (!host->empty() && path::is_at_or_under(dir, *host)) return {};
+  }
+  IndexPlace place;
+  place.dir = dir;
+  return place;
+}
+
+Check Check::before_run(const Policy& policy, const std::vector<SandboxMount>& mounts, const std::string& state_dir) {
   Check c;
-  c.watch_ = Watch::before(policy, mounts);
+  c.watch_ = Watch::before(policy, mounts, index_place(policy, mounts, state_dir));
   c.masks_ = MaskWatch::before(policy);
   return c;
 }
@@ -125,10 +156,10 @@ Check Check::before_write(const std::vector<Area>& areas) {
   return c;
 }
 
-std::vector<LeftBehind> Check::after(const Trusted& trusted) const {
+std::vector<LeftBehind> Check::after(const Trusted& trusted, WalkCost* cost) const {
   // Hidden objects first: moving one back restores the place the other checks then look at.
   std::vector<LeftBehind> out = masks_.after();
-  for (LeftBehind& l : watch_.after(trusted)) out.push_back(std::move(l));
+  for (LeftBehind& l : watch_.after(trusted, cost)) out.push_back(std::move(l));
   return out;
 }
 

@@ -83,20 +83,28 @@ struct Area {
 // restore of what was there before any sandbox ran): left alone then.
 using Trusted = std::function<bool(const std::string& path)>;
 
+// Where a run's walk may keep its directory index (dir_index.h): STATE_DIR/gate, when neither
+// POLICY nor MOUNTS let the sandbox write there; else nowhere (IndexPlace::dir empty).
+IndexPlace index_place(const Policy& policy, const std::vector<SandboxMount>& mounts, const std::string& state_dir);
+
 // The check after a door wrote. Taken before the write (from then on changes count), finished
 // after it.
 class Check {
  public:
   // A run: the policy's writable host-backed areas, the extra MOUNTS' (an overlay's upper
   // directory included), the protected paths, the agents' config in HOME, and the hidden paths
-  // in writable areas (still where they were: mask_watch.h).
-  static Check before_run(const Policy& policy, const std::vector<SandboxMount>& mounts);
+  // in writable areas (still where they were: mask_watch.h). STATE_DIR: paddock's own state
+  // (RunOptions::state_dir), where the walk of large trees keeps what it listed between runs
+  // (dir_index.h) when neither the policy nor MOUNTS let the sandbox write there.
+  static Check before_run(const Policy& policy, const std::vector<SandboxMount>& mounts,
+                          const std::string& state_dir = {});
   // Another door (a restore, a sync): the areas it is about to write into.
   static Check before_write(const std::vector<Area>& areas);
 
   // What the door left that the host runs or trusts: moved aside (or put back), in a stable
   // order. Paths TRUSTED says yes to are left alone.
-  std::vector<LeftBehind> after(const Trusted& trusted = {}) const;
+  // COST, when given, says what the walk of the writable trees read.
+  std::vector<LeftBehind> after(const Trusted& trusted = {}, WalkCost* cost = nullptr) const;
 
   // Regular files the run wrote in the writable areas that are exactly SIZE bytes long (where
   // --max-file-size stopped a write). At most MAX.

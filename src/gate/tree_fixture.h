@@ -1,5 +1,8 @@
 // For the gate's unit tests: a temporary writable area, a policy that grants it, and helpers to
-// shape files in it (header only; included by *_test.cc).
+// shape files in it (header only; included by *_test.cc). The walk's suites run each test twice
+// (TreeFixtureOf<WalkParam>): reading every directory, and with a directory index that an earlier
+// walk of the same tree wrote, so that only what changed since is read (dir_index.h): each rule
+// must catch the same in both.
 #pragma once
 
 #include <stdlib.h>
@@ -12,11 +15,18 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "gate/tree_watch.h"
 
 namespace paddock::gate {
+
+enum class Walk { Full, Indexed };
+using WalkParam = ::testing::TestWithParam<Walk>;
+inline std::string walk_name(const ::testing::TestParamInfo<Walk>& i) {
+  return i.param == Walk::Full ? "Full" : "Indexed";
+}
 
 // BASE: ::testing::Test, or ::testing::TestWithParam<T> for parameterized tests.
 template <typename Base = ::testing::Test>
@@ -28,7 +38,34 @@ class TreeFixtureOf : public Base {
     root_ = tmpl;
     policy_.paths.push_back(PathRule{root_, root_, Access::ReadWrite, {Origin::Kind::Flag, "--allow"}, false, {}});
   }
-  void TearDown() override { ASSERT_EQ(std::system(("rm -rf " + root_).c_str()), 0); }
+  void TearDown() override {
+    ASSERT_EQ(std::system(("rm -rf " + root_).c_str()), 0);
+    if (!index_dir_.empty()) {
+      ASSERT_EQ(std::system(("rm -rf " + index_dir_).c_str()), 0);
+    }
+  }
+  bool indexed() const {
+    if constexpr (std::is_base_of_v<WalkParam, Base>) return this->GetParam() == Walk::Indexed;
+    return false;
+  }
+  // TreeWatch::before(POLICY, MOUNTS). Indexed: an index of the tree as it is is written first by
+  // a walk (after the racy window: dir_index.h), and a second walk must find the top in it.
+  TreeWatch watch(const Policy& policy, const std::vector<SandboxMount>& mounts = {}) {
+    if (!indexed()) return TreeWatch::before(policy, mounts);
+    if (index_dir_.empty()) {
+      char tmpl[] = "/tmp/paddock-gate-index-XXXXXX";
+      if (::mkdtemp(tmpl) == nullptr) ADD_FAILURE() << "mkdtemp";
+      index_dir_ = tmpl;
+    }
+    const IndexPlace place{index_dir_, 0};
+    usleep(30'000);
+    WalkCost cost;
+    EXPECT_TRUE(TreeWatch::before(policy, mounts, place).after(TreeWatch::kEntryBudget, {}, {}, &cost).empty());
+    EXPECT_TRUE(TreeWatch::before(policy, mounts, place).after(TreeWatch::kEntryBudget, {}, {}, &cost).empty());
+    EXPECT_GT(cost.from_index, 0u) << "the index was not used";
+    return TreeWatch::before(policy, mounts, place);
+  }
+  TreeWatch watch() { return watch(policy_); }
   void write(const std::string& rel, const std::string& text) const {
     std::string p = root_ + "/" + rel;
     ASSERT_EQ(std::system(("mkdir -p \"$(dirname " + p + ")\"").c_str()), 0);
@@ -73,6 +110,7 @@ class TreeFixtureOf : public Base {
   std::vector<std::string> after(const TreeWatch& w) const { return rel_paths(w.after()); }
 
   std::string root_;
+  std::string index_dir_;
   Policy policy_;
 };
 

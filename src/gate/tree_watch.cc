@@ -3,12 +3,14 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <optional>
 
 #include "policy/path_util.h"
 #include "sys/anchored_dir.h"
@@ -97,9 +99,10 @@ std::map<std::string, SavedFile> save_git_files(int git) {
 
 }  // namespace
 
-TreeWatch TreeWatch::before(const Policy& policy, const std::vector<SandboxMount>& mounts) {
+TreeWatch TreeWatch::before(const Policy& policy, const std::vector<SandboxMount>& mounts, IndexPlace index) {
   TreeWatch w;
   w.base_.start();
+  w.index_ = std::move(index);
   // An overlay's writes land in its upper directory; its host_path is the read-only lower layer,
   // which the sandbox cannot change. Walked first: an upper directory another area holds is then
   // judged with the workspace's paths.
@@ -148,12 +151,19 @@ TreeWatch TreeWatch::before(const Policy& policy, const std::vector<SandboxMount
 }
 
 std::vector<LeftBehind> TreeWatch::after(std::size_t entry_budget, const TrustedFn& trusted,
-                                         const std::set<std::string>& covered) const {
+                                         const std::set<std::string>& covered, WalkCost* cost) const {
   std::vector<LeftBehind> out;
   std::vector<std::string> roots;
   for (const WalkArea& a : areas_) roots.push_back(a.path);
   Walker walker(base_, entry_budget, trusted, covered, roots, out);
+  // The walk's start: a directory whose ctime is not older than this by the racy window is not
+  // kept in the index (dir_index.h).
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME_COARSE, &now);
   for (const WalkArea& a : areas_) {
+    std::optional<DirIndex> index;
+    if (!index_.dir.empty()) index = DirIndex::load(index_.dir, a.path, Walker::rules_fingerprint(), now);
+    const std::size_t budget_before = walker.budget_left();
     // With namespaces the mounts hold .git in place; without, it can be renamed and rebuilt.
     struct stat st;
     if (a.had_git_dir && (fstatat(a.fd->get(), ".git", &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_dev != a.git_dev ||
@@ -163,7 +173,11 @@ std::vector<LeftBehind> TreeWatch::after(std::size_t entry_budget, const Trusted
                      "is not the one that was",
                      "find your repository's original .git (the run may have renamed it) before you run git here"});
     }
-    walker.walk(a);
+    walker.walk(a, index ? &*index : nullptr);
+    // What this walk read is kept for the next one, unless the area is small or was not walked whole.
+    if (index && index->dirty() && !walker.exhausted() && !walker.too_deep() &&
+        (index->was_loaded() || budget_before - walker.budget_left() >= index_.min_entries))
+      (void)index->save();  // a cache: a failure to write it costs the next run a full walk, nothing more
     if (walker.too_deep()) {
       out.push_back({a.shown, "not fully checked for what the host runs: directories nested deeper than 256 levels",
                      "check it yourself: find " + a.path + " -mindepth 256 -name .git"});
@@ -174,6 +188,10 @@ std::vector<LeftBehind> TreeWatch::after(std::size_t entry_budget, const Trusted
                      "check it yourself: find " + a.path + " -name .git -newer <a file older than the run>"});
       break;
     }
+  }
+  if (cost) {
+    cost->listed = walker.listed();
+    cost->from_index = walker.from_index();
   }
   return out;
 }

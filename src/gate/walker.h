@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "gate/dir_index.h"
 #include "gate/quarantine.h"
 #include "paddock/sandbox.h"
 #include "sys/unique_fd.h"
@@ -70,9 +71,18 @@ class Walker {
   // Before the run: the control files of AREA's own `.git` recorded in RECORD; nothing moved.
   static void record_git_dir(Baseline& record, const WalkArea& area);
 
-  void walk(const WalkArea& area);
+  // Walks AREA. With INDEX, a directory that has not changed since the index listed it is not
+  // read again (dir_index.h), and what this walk reads is put into INDEX.
+  void walk(const WalkArea& area, DirIndex* index = nullptr);
   bool exhausted() const { return exhausted_; }
   bool too_deep() const { return too_deep_; }
+  // Directories read, and directories whose listing came from the index.
+  std::size_t listed() const { return listed_; }
+  std::size_t from_index() const { return from_index_; }
+  std::size_t budget_left() const { return budget_; }
+
+  // Which of the walk's names a directory listing keeps (the index is only used with the same).
+  static std::uint64_t rules_fingerprint();
 
   static constexpr int kMaxDepth = 256;
 
@@ -81,8 +91,18 @@ class Walker {
     std::string name;
     unsigned char type;
   };
-  // Any directory: its entries by name.
+  // Any directory, open on FD: its entries by name (read, or from the index).
   void tree(int fd, const std::string& path, int depth, bool site_dir);
+  // The directory REL (a path below the directory open on AT, each directory on the way one the
+  // index found unchanged), NAME in the directory at PARENT (as shown): stat'ed, and opened only
+  // when it changed or holds a name a rule looks at.
+  void enter(int at, const std::string& rel, const std::string& parent, const std::string& name, int depth,
+             bool site_dir);
+  // FD's listing L judged by the rules, then its subdirectories entered.
+  void visit(int fd, const std::string& path, int depth, bool site_dir, const Listing& l, const std::vector<Listed>& all);
+  // FD's entries read into L (and, for a site directory, ALL); false when the listing is not whole.
+  bool list(int fd, Listing& l, std::vector<Listed>* all);
+  bool spend(std::size_t n);
 
   // git (git_watch.cc)
   void dot_git(int fd, const std::string& path, int depth);
@@ -110,8 +130,10 @@ class Walker {
   void python_env(int fd, const std::string& path);
 
   // Shared.
+  // F(name, d_type) for each entry but "." and ".."; false when the end was not reached (a read
+  // error, or the entry budget spent).
   template <typename F>
-  void for_each_entry(int fd, F&& f);
+  bool for_each_entry(int fd, F&& f);
   static bool stat_at(int fd, const char* name, struct stat& st);
   static int open_dir(int fd, const char* name);
   bool changed(const struct stat& st) const;
@@ -136,12 +158,14 @@ class Walker {
   std::set<std::pair<dev_t, ino_t>> judged_;  // git directories already judged
   bool exhausted_ = false;
   bool too_deep_ = false;
+  DirIndex* index_ = nullptr;
+  std::size_t listed_ = 0, from_index_ = 0;
 
   Walker(Baseline& record, std::vector<LeftBehind>& unused);
 };
 
 template <typename F>
-inline void Walker::for_each_entry(int fd, F&& f) {
+inline bool Walker::for_each_entry(int fd, F&& f) {
   // getdents64 straight on FD (no DIR: no dup, fstat and close per directory), from its start:
   // the area's descriptor may have been read before.
   struct linux_dirent64 {
@@ -151,18 +175,18 @@ inline void Walker::for_each_entry(int fd, F&& f) {
     unsigned char d_type;
     char d_name[];
   };
-  if (lseek(fd, 0, SEEK_SET) != 0) return;
+  if (lseek(fd, 0, SEEK_SET) != 0) return false;
   alignas(8) char buf[32768];
   for (;;) {
     long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
-    if (n <= 0) return;
+    if (n <= 0) return n == 0;
     for (long off = 0; off < n;) {
       auto* e = reinterpret_cast<linux_dirent64*>(buf + off);
       off += e->d_reclen;
       if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
       if (budget_ == 0) {
         exhausted_ = true;
-        return;
+        return false;
       }
       --budget_;
       f(static_cast<const char*>(e->d_name), e->d_type);

@@ -58,7 +58,7 @@ void visit_entries(int fd, const std::string& path, const std::string& why, cons
 
 }  // namespace
 
-Watch Watch::before(const Policy& policy, const std::vector<SandboxMount>& mounts) {
+Watch Watch::before(const Policy& policy, const std::vector<SandboxMount>& mounts, IndexPlace index) {
   Watch w;
   w.base_.start();
   w.protected_ = policy.protected_paths;
@@ -73,7 +73,7 @@ Watch Watch::before(const Policy& policy, const std::vector<SandboxMount>& mount
     auto fd = sys::open_dir_no_symlinks(p.path);
     if (fd) visit_entries(fd->get(), p.path, p.reason, w.base_, &w.base_, kDepth, {}, unused);
   }
-  w.tree_ = TreeWatch::before(policy, mounts);
+  w.tree_ = TreeWatch::before(policy, mounts, std::move(index));
   w.agent_config_.push_back(AgentConfigWatch::before(policy));
   return w;
 }
@@ -166,13 +166,13 @@ std::vector<std::string> Watch::files_at_size(std::uint64_t size, std::size_t ma
   return out;
 }
 
-std::vector<LeftBehind> Watch::after(const TrustedPath& trusted) const {
+std::vector<LeftBehind> Watch::after(const TrustedPath& trusted, WalkCost* cost) const {
   // The walk first (git's rules, protected names below the areas' tops, toolchains): it moves
   // whole control files and directories (.git/hooks) aside itself. The protected paths the policy
   // names are checked below, against what they held before the run.
   std::set<std::string> checked_below;
   for (const ProtectedPath& p : protected_) checked_below.insert(p.path);
-  std::vector<LeftBehind> out = tree_.after(TreeWatch::kEntryBudget, trusted, checked_below);
+  std::vector<LeftBehind> out = tree_.after(TreeWatch::kEntryBudget, trusted, checked_below, cost);
   // What the walk handled (a project's .git/config put back, whose new inode a comparison with the
   // baseline would take for the run's) is not checked again below.
   std::set<std::string> handled;

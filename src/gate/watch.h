@@ -34,11 +34,13 @@ using TrustedPath = std::function<bool(const std::string& path)>;
 class Watch {
  public:
   // Before the sandbox starts: from when changes count. MOUNTS: the run's extra mounts
-  // (RunOptions::mounts); the writable host-backed ones are watched too.
-  static Watch before(const Policy& policy, const std::vector<SandboxMount>& mounts);
+  // (RunOptions::mounts); the writable host-backed ones are watched too. INDEX: where the walk of
+  // the writable trees keeps what it listed between runs (tree_watch.h).
+  static Watch before(const Policy& policy, const std::vector<SandboxMount>& mounts, IndexPlace index = {});
   static Watch before(const WatchSpec& spec);
-  // After the run: what changed among the watched things, in a stable order.
-  std::vector<LeftBehind> after(const TrustedPath& trusted = {}) const;
+  // After the run: what changed among the watched things, in a stable order. COST, when given,
+  // says what the walk of the writable trees read.
+  std::vector<LeftBehind> after(const TrustedPath& trusted = {}, WalkCost* cost = nullptr) const;
   // Regular files in the writable host-backed areas that the run wrote and that are exactly SIZE
   // bytes long: where --max-file-size stopped a write (RLIMIT_FSIZE cuts a write at the limit).
   // At most MAX paths; at most 1,000,000 entries visited.

@@ -187,6 +187,13 @@ void FakeTreeFs::put_file(const std::string& path, const std::string& content, m
   touch(**parent_dir(path));
 }
 
+void FakeTreeFs::set_mtime(const std::string& path, std::int64_t mtime_ns) {
+  auto it = nodes_.find(path);
+  if (it == nodes_.end()) misuse("no such entry", path);
+  touch(it->second);
+  it->second.st.mtime_ns = mtime_ns;
+}
+
 void FakeTreeFs::put_dir(const std::string& path, mode_t mode) {
   if (!parent_dir(path) || nodes_.count(path)) misuse("cannot mkdir", path);
   nodes_[path] = make(EntryType::Dir, mode);

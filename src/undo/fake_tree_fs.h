@@ -34,6 +34,11 @@ class FakeTreeFs final : public TreeFs {
   void put_symlink(const std::string& path, const std::string& target);
   void put_fifo(const std::string& path, mode_t mode = 0644);
   void chmod(const std::string& path, mode_t mode);
+  // utimensat: the mtime set to MTIME_NS (put back, as `touch -d` does); ctime moves, as always.
+  void set_mtime(const std::string& path, std::int64_t mtime_ns);
+  std::int64_t mtime(const std::string& path) const { return nodes_.at(path).st.mtime_ns; }
+  // Time passes (nothing else happens).
+  void advance(std::int64_t ns) { clock_ += ns; }
   void rename(const std::string& from, const std::string& to);  // TO must not exist
   void remove_tree(const std::string& path);
   bool exists(const std::string& path) const { return nodes_.count(path) != 0; }

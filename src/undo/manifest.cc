@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "undo/sha256.h"
+#include "undo/store.h"
 
 namespace paddock::undo {
 
@@ -355,8 +356,14 @@ Delta make_delta(int base, const Manifest& a, const Manifest& b) {
 }
 
 std::string serialize_delta(const Delta& d) {
-  std::string out = "paddock-undo-delta " + std::to_string(kManifestVersion) + "\n";
-  out += "base " + std::to_string(d.base) + "\n";
+  std::string out;
+  if (!d.base_session.empty()) {
+    out = "paddock-undo-delta " + std::to_string(kCrossSessionDeltaVersion) + "\n";
+    out += "base " + std::to_string(d.base) + " " + d.base_session + "\n";
+  } else {
+    out = "paddock-undo-delta " + std::to_string(kManifestVersion) + "\n";
+    out += "base " + std::to_string(d.base) + "\n";
+  }
   std::size_t count = 0;
   for (const auto& r : d.roots) {
     append_meta(out, r.meta);
@@ -385,6 +392,7 @@ Result<Delta> parse_delta(const std::string& text, const std::string& where) {
   Delta d;
   std::size_t line_no = 0, count = 0;
   bool ended = false, have_base = false;
+  int version = 0;
   std::vector<std::string_view> f;
   std::optional<DeltaChange> open;  // a "-" line waiting for its "+"
   auto bad = [&](const std::string& what) { return make_error(what, where + ":" + std::to_string(line_no)); };
@@ -396,18 +404,24 @@ Result<Delta> parse_delta(const std::string& text, const std::string& where) {
     if (line_no == 1) {
       unsigned long long v;
       if (f.size() != 2 || f[0] != "paddock-undo-delta" || !parse_u64(f[1], v)) return bad("not an undo delta");
-      if (v > static_cast<unsigned long long>(kManifestVersion)) {
+      if (v > static_cast<unsigned long long>(kCrossSessionDeltaVersion)) {
         return make_error("delta format " + std::string(f[1]) + " is newer than this paddock understands (" +
-                              std::to_string(kManifestVersion) + ")",
+                              std::to_string(kCrossSessionDeltaVersion) + ")",
                           where, "use a newer paddock");
       }
+      version = static_cast<int>(v);
       continue;
     }
     if (open && f[0] != "+") return bad("a change without its after line");
-    if (f[0] == "base" && f.size() == 2 && !have_base && d.roots.empty()) {
+    if (f[0] == "base" && (f.size() == 2 || (f.size() == 3 && version >= kCrossSessionDeltaVersion)) && !have_base &&
+        d.roots.empty()) {
       long long v;
       if (!parse_i64(f[1], v) || v < 0 || v > 1000000000) return bad("a bad base");
       d.base = static_cast<int>(v);
+      if (f.size() == 3) {
+        d.base_session = std::string(f[2]);
+        if (!valid_session_id(d.base_session)) return bad("a bad base session");
+      }
       have_base = true;
     } else if (!have_base && f[0] != "end") {
       return bad("no base line");

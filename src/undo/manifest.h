@@ -28,6 +28,9 @@ namespace paddock::undo {
 // 2: snapshots after the first are stored as deltas (below); the full format is unchanged and
 // version 1 files are still read.
 inline constexpr int kManifestVersion = 2;
+// 3: a delta whose base is another session's snapshot (a session's first snapshot seeded from the
+// last one of an earlier session with the same roots: docs/undo.md). Only such deltas carry it.
+inline constexpr int kCrossSessionDeltaVersion = 3;
 
 struct ManifestEntry {
   std::string path;  // relative to the root; "" is the root itself
@@ -95,6 +98,7 @@ struct RootDelta {
 };
 struct Delta {
   int base = 0;
+  std::string base_session;  // empty: BASE is a snapshot of the same session (n - 1)
   std::vector<RootDelta> roots;
 };
 

@@ -217,6 +217,7 @@ Result<SnapshotInfo> SnapshotManager::snapshot(SessionInfo& s, const std::string
   const auto t0 = std::chrono::steady_clock::now();
   const Manifest* prev = nullptr;
   std::optional<Manifest> loaded;
+  std::optional<Seed> seed;
   if (!s.snapshots.empty()) {
     prev = cached(s.id, s.snapshots.back().n);
     if (prev == nullptr) {
@@ -224,6 +225,8 @@ Result<SnapshotInfo> SnapshotManager::snapshot(SessionInfo& s, const std::string
       if (p) loaded = std::move(*p);  // no index: everything is read again, nothing is lost
       prev = loaded ? &*loaded : nullptr;
     }
+  } else if ((seed = find_seed(s))) {
+    prev = &seed->manifest;  // an earlier session's last snapshot of the same roots (seed.h)
   }
   ScanStats stats;
   auto m = scan(s, prev, true, stats, progress, max_bytes_new);
@@ -245,15 +248,74 @@ Result<SnapshotInfo> SnapshotManager::snapshot(SessionInfo& s, const std::string
   si.entries = stats.entries;
   si.elapsed_us =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
-  if (auto w = save_snapshot(s, si.n, *m, prev); !w) return fail(std::move(w).take_error());
+  if (seed) {
+    // Stored against the seed unless that makes the chain of sessions too long (then in full).
+    auto chain = store_.base_chain(seed->session);
+    if (chain && *chain < kMaxBaseChain) {
+      Delta d = make_delta(seed->n, seed->manifest, *m);
+      d.base_session = seed->session;
+      if (auto w = store_.save_delta(s.id, 0, d); !w) return fail(std::move(w).take_error());
+      s.base_session = seed->session;
+      s.base_snapshot = seed->n;
+    } else if (auto w = store_.save_manifest(s.id, 0, *m); !w) {
+      return fail(std::move(w).take_error());
+    }
+  } else if (auto w = save_snapshot(s, si.n, *m, prev); !w) {
+    return fail(std::move(w).take_error());
+  }
   s.snapshots.push_back(si);
   s.incomplete.clear();
   if (auto w = store_.save_session(s); !w) {
     s.snapshots.pop_back();
+    if (si.n == 0) s.base_session.clear();
     return std::move(w).take_error();
   }
   remember(s.id, si.n, std::move(*m));
   return si;
+}
+
+std::optional<Seed> SnapshotManager::find_seed(const SessionInfo& s) {
+  seed_current_ = false;
+  // The session with the same roots that ended last, else the newest earlier one (session_ids:
+  // oldest first, which reads every session) with the same roots and a snapshot...
+  auto usable = [&](const Result<SessionInfo>& other) {
+    return other && other->id != s.id && other->roots == s.roots && !other->snapshots.empty();
+  };
+  std::optional<SessionInfo> best;
+  if (const std::string last = store_.load_last(s.roots); !last.empty()) {
+    if (auto other = store_.load_session(last); usable(other)) best = std::move(*other);
+  }
+  if (!best) {
+    auto ids = store_.session_ids();
+    if (!ids) return std::nullopt;
+    int looked = 0;
+    for (auto it = ids->rbegin(); it != ids->rend() && !best && looked < kSeedSearch; ++it) {
+      if (*it == s.id) continue;
+      ++looked;
+      if (auto other = store_.load_session(*it); usable(other)) best = std::move(*other);
+    }
+  }
+  if (!best) return std::nullopt;
+  // ...its last snapshot, read from the store starting at the seed file when the chain of deltas
+  // back from it passes there (seed.h).
+  const int n = best->snapshots.back().n;
+  std::optional<Seed> cached = store_.load_seed(s.roots);
+  int hops = -1;
+  auto m = store_.load_manifest_seeded(best->id, n, cached, hops);
+  if (!m) return std::nullopt;
+  // The seed file stays while it lies few sessions back; else this session's last snapshot
+  // replaces it (save_seed).
+  seed_current_ = hops >= 0 && hops < kSeedHops;
+  return Seed{best->id, n, std::move(*m)};
+}
+
+Result<void> SnapshotManager::save_seed(const SessionInfo& s) {
+  if (s.snapshots.empty()) return {};
+  if (auto w = store_.save_last(s.roots, s.id); !w) return w;
+  if (seed_current_) return {};
+  const Manifest* m = cached(s.id, s.snapshots.back().n);
+  if (m == nullptr) return {};
+  return store_.save_seed({s.id, s.snapshots.back().n, *m});
 }
 
 namespace {

@@ -23,6 +23,7 @@
 #include "undo/manifest.h"
 #include "undo/restore_gate.h"
 #include "undo/scan.h"
+#include "undo/seed.h"
 #include "undo/store.h"
 #include "undo/tree_fs.h"
 
@@ -100,13 +101,27 @@ class SnapshotManager {
 
   // A new session (nothing snapshotted yet). Takes the store's lock.
   Result<SessionInfo> begin(const Scope& scope, const std::vector<std::string>& command, const std::string& cwd);
-  // Snapshot n = session.snapshots.size(); the session is saved with it. A snapshot that would add
+  // Snapshot n = session.snapshots.size(); the session is saved with it. The first snapshot of a
+  // session is seeded from an earlier session's last snapshot of the same roots, when the store
+  // has one (seed.h): only files whose metadata moved since are read, and it is stored as a delta
+  // against that snapshot. A snapshot that would add
   // more than MAX_BYTES_NEW to the store (a run's undo budget) is not taken: its objects are
   // dropped, *OVER_BUDGET is set and the error says so (the session stays complete: its last
   // snapshot is still there).
   Result<SnapshotInfo> snapshot(SessionInfo& session, const std::string& label, const ScanProgress& progress = {},
                                 std::uint64_t max_bytes_new = std::numeric_limits<std::uint64_t>::max(),
                                 bool* over_budget = nullptr);
+
+  // The session's last snapshot, kept whole as the seed of the next sessions with the same roots
+  // (seed.h), unless the seed this session started from lies fewer than kSeedHops sessions back
+  // (the next session reads the deltas after it): `paddock run --undo` calls it after its last
+  // snapshot.
+  Result<void> save_seed(const SessionInfo& s);
+
+  // Sessions looked at for a seed (newest first), and how many sessions back a seed file may lie
+  // before it is written anew.
+  static constexpr int kSeedSearch = 16;
+  static constexpr int kSeedHops = 8;
 
   // What changed from snapshot FROM to TO of S, in path order: diff_manifests of the two, from
   // the deltas between them (no full manifest parsed when they are there).
@@ -123,6 +138,8 @@ class SnapshotManager {
   Result<std::vector<Held>> held_back(const SessionInfo& s, int target);
 
  private:
+  // What a new session S's first snapshot is seeded from (seed.h): nullopt when nothing is.
+  std::optional<Seed> find_seed(const SessionInfo& s);
   Result<Manifest> scan(const SessionInfo& s, const Manifest* prev, bool store_objects, ScanStats& stats,
                         const ScanProgress& progress,
                         std::uint64_t max_bytes_new = std::numeric_limits<std::uint64_t>::max());
@@ -175,6 +192,7 @@ class SnapshotManager {
     Manifest m;
   };
   std::optional<Cached> last_;
+  bool seed_current_ = false;  // the seed file lies few sessions back (find_seed)
 };
 
 }  // namespace paddock::undo

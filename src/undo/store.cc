@@ -67,6 +67,16 @@ std::vector<std::string> dir_names(int dirfd) {
   return out;
 }
 
+// objects.size (Store::object_bytes_known), when it is there and whole.
+std::optional<std::uint64_t> read_known_size(int store_fd, const std::string& dir) {
+  auto text = read_all_at(store_fd, "objects.size", dir + "/objects.size");
+  if (!text) return std::nullopt;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text->c_str(), &end, 10);
+  if (end == text->c_str() || *end != '\n') return std::nullopt;
+  return std::uint64_t{v};
+}
+
 nlohmann::json exclude_json(const Exclude& e) {
   return {{"kind", e.kind == Exclude::Kind::Name ? "name" : "path"}, {"pattern", e.pattern}, {"why", e.why}};
 }
@@ -191,9 +201,11 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& dir_given, bool cr
     }
     s->version_ = version;
   } else if (v.error().sys_errno == ENOENT) {
-    if (auto w = sys::write_file_at(s->fd_.get(), "VERSION", "paddock-undo-store " + std::to_string(kStoreVersion) + "\n", 0600);
+    if (auto w = sys::write_file_at(s->fd_.get(), "VERSION",
+                                    "paddock-undo-store " + std::to_string(kSessionDeltaStoreVersion) + "\n", 0600);
         !w)
       return std::move(w).take_error();
+    s->version_ = kSessionDeltaStoreVersion;
   } else {
     return std::move(v).take_error();
   }
@@ -272,7 +284,18 @@ Result<std::string> Store::put_object(int src_fd, std::uint64_t* bytes_new, bool
 
 Result<void> Store::commit_objects() {
   if (pending_.empty()) return {};
-  if (syncfs_ && ::syncfs(tmp_.get()) != 0) return errno_error("syncfs", errno, dir_);
+  // Durable before they are named: a few objects (a run's changes) each with its fsync, many (a
+  // first snapshot) with one syncfs, which also flushes everything else the file system holds
+  // (on a busy machine 100 ms and more: more than a snapshot's walk).
+  const bool few = pending_.size() <= kFsyncEach;
+  if (syncfs_ && few) {
+    for (const auto& p : pending_) {
+      sys::UniqueFd f(::openat(tmp_.get(), p.tmp_name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+      if (!f || ::fsync(f.get()) != 0) return errno_error("fsync", errno, dir_ + "/tmp/" + p.tmp_name);
+    }
+  } else if (syncfs_ && ::syncfs(tmp_.get()) != 0) {
+    return errno_error("syncfs", errno, dir_);
+  }
   crash_point();
   for (const auto& p : pending_) {
     const std::string sub = p.hash.substr(0, 2);
@@ -285,9 +308,28 @@ Result<void> Store::commit_objects() {
     }
     crash_point();
   }
+  // The store's size as object_bytes_known() keeps it, when it keeps it: these objects added.
+  std::uint64_t added = 0;
+  for (const auto& p : pending_) {
+    struct stat st;
+    const std::string rel = p.hash.substr(0, 2) + "/" + p.hash.substr(2);
+    if (::fstatat(objects_.get(), rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) added += st.st_blocks * 512;
+  }
+  // The renames durable: the directories they were made in.
+  if (syncfs_ && few) {
+    std::set<std::string> subs;
+    for (const auto& p : pending_) subs.insert(p.hash.substr(0, 2));
+    for (const auto& sub : subs) {
+      sys::UniqueFd d(::openat(objects_.get(), sub.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (!d || ::fsync(d.get()) != 0) return errno_error("fsync", errno, dir_ + "/objects/" + sub);
+    }
+    if (::fsync(objects_.get()) != 0) return errno_error("fsync", errno, dir_ + "/objects");
+  }
   pending_.clear();
   pending_hashes_.clear();
-  if (syncfs_ && ::syncfs(objects_.get()) != 0) return errno_error("syncfs", errno, dir_);
+  if (syncfs_ && !few && ::syncfs(objects_.get()) != 0) return errno_error("syncfs", errno, dir_);
+  if (auto known = read_known_size(fd_.get(), dir_))
+    (void)sys::write_file_at(fd_.get(), "objects.size", std::to_string(*known + added) + "\n", 0600);
   return {};
 }
 
@@ -369,6 +411,12 @@ Result<SessionInfo> Store::load_session(const std::string& id) const {
     s.home = j.value("home", std::string());
     s.budget = j.value("budget", std::uint64_t{0});
     s.budget_refused = j.value("budget_refused", 0);
+    if (j.contains("base")) {
+      s.base_session = j.at("base").at("session").get<std::string>();
+      s.base_snapshot = j.at("base").at("snapshot").get<int>();
+      if (!valid_session_id(s.base_session) || s.base_session == s.id || s.base_snapshot < 0)
+        return make_error("a bad base", where);
+    }
     for (const auto& e : j.at("snapshots")) {
       SnapshotInfo si;
       si.n = e.at("n").get<int>();
@@ -393,7 +441,8 @@ Result<void> Store::save_session(const SessionInfo& s) {
   auto d = session_dir(s.id, true);
   if (!d) return std::move(d).take_error();
   nlohmann::json j;
-  j["version"] = kStoreVersion;
+  // A session stored against another is one an older paddock would misread.
+  j["version"] = s.base_session.empty() ? kSessionDeltaStoreVersion : kStoreVersion;
   j["id"] = s.id;
   j["created"] = s.created;
   j["created_ns"] = s.created_ns;
@@ -407,6 +456,7 @@ Result<void> Store::save_session(const SessionInfo& s) {
   if (!s.home.empty()) j["home"] = s.home;
   if (s.budget != 0) j["budget"] = s.budget;
   if (s.budget_refused != 0) j["budget_refused"] = s.budget_refused;
+  if (!s.base_session.empty()) j["base"] = {{"session", s.base_session}, {"snapshot", s.base_snapshot}};
   j["snapshots"] = nlohmann::json::array();
   for (const auto& si : s.snapshots) {
     j["snapshots"].push_back({{"n", si.n},
@@ -426,35 +476,65 @@ Result<void> Store::save_session(const SessionInfo& s) {
 }
 
 Result<Manifest> Store::load_manifest(const std::string& id, int n) const {
+  std::optional<Seed> none;
+  int unused = -1;
+  return load_manifest_at(id, n, 0, none, unused);
+}
+
+Result<Manifest> Store::load_manifest_seeded(const std::string& id, int n, std::optional<Seed>& seed, int& hops) const {
+  hops = -1;
+  return load_manifest_at(id, n, 0, seed, hops);
+}
+
+Result<Manifest> Store::load_manifest_at(const std::string& id, int n, int hops, std::optional<Seed>& seed,
+                                         int& seed_hops) const {
   auto d = session_dir(id, false);
   if (!d) return std::move(d).take_error();
-  const std::string name = std::to_string(n) + ".manifest";
-  const std::string where = dir_ + "/sessions/" + id + "/" + name;
-  auto text = read_all_at(d->get(), name, where);
-  if (text) return parse_manifest(*text, where);
-  if (text.error().sys_errno != ENOENT || n <= 0) return std::move(text).take_error();
-  // Stored as a delta: the deltas back to the nearest full manifest, applied forward.
+  const std::string dir = dir_ + "/sessions/" + id + "/";
+  // Stored as a delta: the deltas back to the nearest full manifest, applied forward; a snapshot
+  // 0 stored against another session's continues there.
   std::vector<Delta> chain;
-  int k = n;
-  for (;; --k) {
-    if (k < n) {
-      auto t = read_all_at(d->get(), std::to_string(k) + ".manifest", where);
-      if (t) {
-        auto m = parse_manifest(*t, dir_ + "/sessions/" + id + "/" + std::to_string(k) + ".manifest");
-        if (!m) return std::move(m).take_error();
-        for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-          const std::string w = dir_ + "/sessions/" + id + "/" + std::to_string(++k) + ".delta";
-          if (auto a = apply_delta(*m, *it, w); !a) return std::move(a).take_error();
-        }
-        return m;
-      }
-      if (t.error().sys_errno != ENOENT) return std::move(t).take_error();
+  auto forward = [&](Manifest m) -> Result<Manifest> {
+    int k = n - static_cast<int>(chain.size());
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      if (auto a = apply_delta(m, *it, dir + std::to_string(++k) + ".delta"); !a) return std::move(a).take_error();
     }
-    if (k == 0) return make_error("no full manifest before it", where);
+    return m;
+  };
+  for (int k = n;; --k) {
+    if (seed && seed->session == id && seed->n == k) {
+      // The seed holds this snapshot whole: the chain starts there.
+      Manifest m = std::move(seed->manifest);
+      seed.reset();
+      seed_hops = hops;
+      return forward(std::move(m));
+    }
+    const std::string where = dir + std::to_string(k) + ".manifest";
+    auto t = read_all_at(d->get(), std::to_string(k) + ".manifest", where);
+    if (t) {
+      auto m = parse_manifest(*t, where);
+      if (!m) return std::move(m).take_error();
+      return forward(std::move(*m));
+    }
+    if (t.error().sys_errno != ENOENT) return std::move(t).take_error();
     auto delta = load_delta(id, k);
     if (!delta) return std::move(delta).take_error();
-    if (!*delta) return make_error("neither a manifest nor a delta for snapshot " + std::to_string(k), where);
+    if (!*delta) {
+      if (k == 0) return make_error("no full manifest before it", dir + std::to_string(n) + ".manifest");
+      return make_error("neither a manifest nor a delta for snapshot " + std::to_string(k), where);
+    }
+    const std::string base_session = (*delta)->base_session;
+    const int base = (*delta)->base;
     chain.push_back(std::move(**delta));
+    if (k == 0) {
+      // Each session in a chain was stored at most kMaxBaseChain deep; more is a loop or damage.
+      if (hops >= 4 * kMaxBaseChain) return make_error("a chain of sessions' first snapshots too long (a loop?)", where);
+      auto m = load_manifest_at(base_session, base, hops + 1, seed, seed_hops);
+      if (!m) return make_error("snapshot 0 is stored against " + base_session + ":" + std::to_string(base) +
+                                    ", which cannot be read: " + m.error().describe(),
+                                dir + "0.delta");
+      return forward(std::move(*m));
+    }
   }
 }
 
@@ -470,19 +550,29 @@ Result<std::optional<Delta>> Store::load_delta(const std::string& id, int n) con
   }
   auto delta = parse_delta(*text, where);
   if (!delta) return std::move(delta).take_error();
-  if (delta->base != n - 1) return make_error("the delta is against snapshot " + std::to_string(delta->base), where);
+  // Snapshot 0 only against another session's snapshot; every later one against the one before.
+  if (n == 0 ? delta->base_session.empty() || delta->base_session == id
+             : !delta->base_session.empty() || delta->base != n - 1)
+    return make_error("the delta is against snapshot " + (delta->base_session.empty() ? "" : delta->base_session + ":") +
+                          std::to_string(delta->base),
+                      where);
   return std::optional<Delta>(std::move(*delta));
 }
 
+Result<void> Store::mark_version(int version) {
+  if (version_ >= version) return {};
+  if (auto w = sys::write_file_at(fd_.get(), "VERSION", "paddock-undo-store " + std::to_string(version) + "\n", 0600); !w)
+    return w;
+  version_ = version;
+  crash_point();
+  return {};
+}
+
 Result<void> Store::save_delta(const std::string& id, int n, const Delta& delta) {
-  // A version 1 store is marked 2 before it holds its first delta (an older paddock then refuses
-  // it instead of missing snapshots).
-  if (version_ < 2) {
-    if (auto w = sys::write_file_at(fd_.get(), "VERSION", "paddock-undo-store " + std::to_string(kStoreVersion) + "\n", 0600); !w)
-      return w;
-    version_ = kStoreVersion;
-    crash_point();
-  }
+  // The store is marked before it holds what an older paddock would misread (a version 1 store
+  // its first delta, a version 2 store its first delta against another session): that paddock
+  // then refuses it instead of missing snapshots.
+  if (auto m = mark_version(delta.base_session.empty() ? kSessionDeltaStoreVersion : kStoreVersion); !m) return m;
   auto d = session_dir(id, true);
   if (!d) return std::move(d).take_error();
   auto w = sys::write_file_at(d->get(), std::to_string(n) + ".delta", serialize_delta(delta), 0600);
@@ -543,6 +633,30 @@ Result<void> Store::save_manifest(const std::string& id, int n, const Manifest& 
 Result<void> Store::remove_session(const std::string& id) {
   auto d = session_dir(id, false);
   if (!d) return std::move(d).take_error();
+  // The sessions whose snapshot 0 is stored against one of this one's get it in full first.
+  auto ids = session_ids();
+  if (!ids) return std::move(ids).take_error();
+  for (const std::string& other : *ids) {
+    if (other == id) continue;
+    auto od = session_dir(other, false);
+    struct stat st;
+    if (!od || ::fstatat(od->get(), "0.manifest", &st, AT_SYMLINK_NOFOLLOW) == 0) continue;
+    auto delta = load_delta(other, 0);
+    if (!delta || !*delta || (*delta)->base_session != id) continue;
+    auto m = load_manifest(other, 0);
+    if (!m) return make_error("cannot remove the session: " + other + " is stored against it and " + m.error().describe(),
+                              dir_ + "/sessions/" + id);
+    if (auto w = save_manifest(other, 0, *m); !w) return w;
+    // Then the delta goes (its "before" entries would keep this session's objects alive).
+    auto os = load_session(other);
+    if (!os) return std::move(os).take_error();
+    os->base_session.clear();
+    os->base_snapshot = 0;
+    if (auto w = save_session(*os); !w) return w;
+    if (::unlinkat(od->get(), "0.delta", 0) != 0 && errno != ENOENT)
+      return errno_error("cannot remove", errno, dir_ + "/sessions/" + other + "/0.delta");
+    crash_point();
+  }
   // Moved out of sessions/ in one rename, then emptied: a crash leaves it in tmp/, not half a session.
   const std::string gone = "s-" + id;
   if (::renameat(sessions_.get(), id.c_str(), tmp_.get(), gone.c_str()) != 0) {
@@ -552,6 +666,57 @@ Result<void> Store::remove_session(const std::string& id) {
   for (const auto& m : dir_names(d->get())) ::unlinkat(d->get(), m.c_str(), 0);
   ::unlinkat(tmp_.get(), gone.c_str(), AT_REMOVEDIR);
   return {};
+}
+
+Result<int> Store::base_chain(const std::string& id) const {
+  std::string at = id;
+  for (int depth = 0; depth <= 4 * kMaxBaseChain; ++depth) {
+    auto d = session_dir(at, false);
+    if (!d) return std::move(d).take_error();
+    struct stat st;
+    if (::fstatat(d->get(), "0.manifest", &st, AT_SYMLINK_NOFOLLOW) == 0) return depth;
+    auto delta = load_delta(at, 0);
+    if (!delta) return std::move(delta).take_error();
+    if (!*delta) return make_error("snapshot 0 is neither a manifest nor a delta", dir_ + "/sessions/" + at);
+    at = (*delta)->base_session;
+  }
+  return make_error("a chain of sessions' first snapshots too long (a loop?)", dir_ + "/sessions/" + id);
+}
+
+Result<void> Store::save_seed(const Seed& s) {
+  std::vector<std::string> roots;
+  for (const auto& r : s.manifest.roots) roots.push_back(r.root);
+  auto d = open_subdir(fd_.get(), "seeds", true, dir_ + "/seeds");
+  if (!d) return std::move(d).take_error();
+  return sys::write_file_at(d->get(), seed_name(roots), serialize_seed(s), 0600);
+}
+
+std::optional<Seed> Store::load_seed(const std::vector<std::string>& roots) const {
+  auto d = open_subdir(fd_.get(), "seeds", false, dir_ + "/seeds");
+  if (!d) return std::nullopt;
+  const std::string name = seed_name(roots);
+  auto text = read_all_at(d->get(), name, dir_ + "/seeds/" + name);
+  if (!text) return std::nullopt;
+  auto s = parse_seed(*text, dir_ + "/seeds/" + name);
+  if (!s || s->manifest.roots.size() != roots.size()) return std::nullopt;
+  for (std::size_t i = 0; i < roots.size(); ++i)
+    if (s->manifest.roots[i].root != roots[i]) return std::nullopt;
+  return std::move(*s);
+}
+
+Result<void> Store::save_last(const std::vector<std::string>& roots, const std::string& session) {
+  auto d = open_subdir(fd_.get(), "seeds", true, dir_ + "/seeds");
+  if (!d) return std::move(d).take_error();
+  return sys::write_file_at(d->get(), seed_name(roots) + ".last", session + "\n", 0600);
+}
+
+std::string Store::load_last(const std::vector<std::string>& roots) const {
+  auto d = open_subdir(fd_.get(), "seeds", false, dir_ + "/seeds");
+  if (!d) return {};
+  auto text = read_all_at(d->get(), seed_name(roots) + ".last", dir_ + "/seeds");
+  if (!text || text->empty() || text->back() != '\n') return {};
+  std::string id = text->substr(0, text->size() - 1);
+  return valid_session_id(id) ? id : std::string();
 }
 
 Result<std::optional<Journal>> Store::load_journal() const {
@@ -578,7 +743,7 @@ Result<std::optional<Journal>> Store::load_journal() const {
 }
 
 Result<void> Store::save_journal(const Journal& jr) {
-  nlohmann::json j{{"version", kStoreVersion},
+  nlohmann::json j{{"version", kSessionDeltaStoreVersion},
                    {"session", jr.session},
                    {"target", jr.target},
                    {"before", jr.before},
@@ -631,6 +796,8 @@ Result<Store::GcStats> Store::collect_garbage() {
     }
   }
   GcStats st;
+  // The kept total is counted again by the next run that asks (object_bytes_known).
+  ::unlinkat(fd_.get(), "objects.size", 0);
   for (const auto& sub : dir_names(objects_.get())) {
     auto d = open_subdir(objects_.get(), sub.c_str(), false, sub);
     if (!d) continue;
@@ -649,6 +816,14 @@ Result<Store::GcStats> Store::collect_garbage() {
     }
   }
   return st;
+}
+
+Result<std::uint64_t> Store::object_bytes_known() {
+  if (auto known = read_known_size(fd_.get(), dir_)) return *known;
+  auto total = object_bytes();
+  if (!total) return total;
+  (void)sys::write_file_at(fd_.get(), "objects.size", std::to_string(*total) + "\n", 0600);
+  return total;
 }
 
 Result<std::uint64_t> Store::object_bytes() const {

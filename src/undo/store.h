@@ -8,6 +8,9 @@
 //   <store>/sessions/<id>/<n>.manifest   snapshot n in full (manifest.h): 0, every 32nd, and
 //                                        every snapshot of a version 1 store
 //   <store>/sessions/<id>/<n>.delta      snapshot n as a change to n-1 (n > 0, manifest.h)
+//   <store>/sessions/<id>/0.delta        snapshot 0 as a change to another session's snapshot (its
+//                                        base): a first snapshot seeded from an earlier session
+//   <store>/seeds/<roots>           the last snapshot of a run, whole, to seed the next (seed.h)
 //   <store>/journal                 a restore in progress (restore.h)
 //   <store>/tmp/                    objects being written; emptied under the lock
 //
@@ -28,11 +31,20 @@
 #include "paddock/result.h"
 #include "sys/unique_fd.h"
 #include "undo/manifest.h"
+#include "undo/seed.h"
 
 namespace paddock::undo {
 
-// 2: deltas (1: full manifests only; still read, and upgraded in place when written to).
-inline constexpr int kStoreVersion = 2;
+// 3: a session's snapshot 0 may be a delta against another session's snapshot; 2: deltas within
+// a session (1: full manifests only). Older stores are still read, and marked with the version
+// of the first thing written to them that an older paddock would misread (a delta: 2, a delta
+// against another session: 3); until then a new store is marked 2.
+inline constexpr int kStoreVersion = 3;
+inline constexpr int kSessionDeltaStoreVersion = 2;
+// A first snapshot stored against another session's makes a chain across sessions; after this
+// many sessions in a row, the next first snapshot is stored in full (loading one without a seed
+// reads the chain back to a full manifest).
+inline constexpr int kMaxBaseChain = 32;
 // A snapshot n with n % kFullEvery == 0 is also stored in full: materializing one costs at most
 // one full manifest and kFullEvery - 1 deltas.
 inline constexpr int kFullEvery = 32;
@@ -67,6 +79,10 @@ struct SessionInfo {
   int budget_refused = 0;
   std::vector<SnapshotInfo> snapshots;
   std::string incomplete;  // why the last snapshot could not be taken, if it could not
+  // The snapshot of another session that snapshot 0 was seeded from and is stored against (its
+  // 0.delta), when it was (seed.h): empty otherwise.
+  std::string base_session;
+  int base_snapshot = 0;
 };
 
 struct Journal {
@@ -93,8 +109,10 @@ class Store {
   // Copies SRC_FD's content into the store (pending until commit_objects), returns its hash.
   // *BYTES_NEW counts it when the store did not have it.
   Result<std::string> put_object(int src_fd, std::uint64_t* bytes_new, bool* is_new);
-  // Makes pending objects durable and visible (syncfs, rename into objects/).
+  // Makes pending objects durable and visible (fsync of each, or syncfs past kFsyncEach; rename
+  // into objects/; the directories renamed into made durable).
   Result<void> commit_objects();
+  static constexpr std::size_t kFsyncEach = 64;
   // Drops pending objects (a dry run, a refused restore, a failed scan).
   void discard_pending();
   Result<sys::UniqueFd> open_object(const std::string& hash) const;
@@ -106,6 +124,10 @@ class Store {
   // Snapshot n in full: its full manifest, or the nearest full one before it with the deltas
   // after it applied.
   Result<Manifest> load_manifest(const std::string& id, int n) const;
+  // The same, starting from SEED (seed.h) where the chain back from ID:N passes through the
+  // snapshot it holds (its manifest is then moved out: SEED is empty after). HOPS: how many
+  // sessions back that was (-1: not on the chain, and everything was read from the store).
+  Result<Manifest> load_manifest_seeded(const std::string& id, int n, std::optional<Seed>& seed, int& hops) const;
   Result<void> save_manifest(const std::string& id, int n, const Manifest& m);
   // Snapshot n's delta against n-1; nullopt when n is stored only in full (n = 0, version 1).
   Result<std::optional<Delta>> load_delta(const std::string& id, int n) const;
@@ -114,7 +136,21 @@ class Store {
   // delta, else from its full manifest with the entry lines skipped.
   // (RootDelta without changes: meta and entry count.)
   Result<std::vector<RootDelta>> load_meta(const std::string& id, int n) const;
+  // Removes session ID. A session whose snapshot 0 is stored against one of ID's gets it written
+  // in full first (nothing is left depending on what is removed).
   Result<void> remove_session(const std::string& id);
+  // How many sessions' snapshot 0 deltas lead from ID:N's nearest snapshot 0 to a full manifest
+  // (0: ID's own snapshot 0 is stored in full).
+  Result<int> base_chain(const std::string& id) const;
+
+  // The seed of the roots it names (seed.h): written after a run's last snapshot.
+  Result<void> save_seed(const Seed& s);
+  // The seed of ROOTS; nullopt when there is none, or it is torn or another roots'.
+  std::optional<Seed> load_seed(const std::vector<std::string>& roots) const;
+  // The session of ROOTS that ended last (`seeds/<roots>.last`: written at the end of every run,
+  // so that the next one need not read every session to find it); empty when unknown.
+  Result<void> save_last(const std::vector<std::string>& roots, const std::string& session);
+  std::string load_last(const std::vector<std::string>& roots) const;
 
   Result<std::optional<Journal>> load_journal() const;
   Result<void> save_journal(const Journal& j);
@@ -125,12 +161,19 @@ class Store {
   };
   // Removes every object no remaining manifest (nor a pending journal) names.
   Result<GcStats> collect_garbage();
-  // Bytes in objects/ (du of the objects).
+  // Bytes in objects/ (du of the objects): a walk of every object.
   Result<std::uint64_t> object_bytes() const;
+  // The same, as kept in objects.size since the last walk (each commit adds its objects; garbage
+  // collection drops the file, so the next call walks): what a run compares with the store's quota
+  // without walking 100,000s of objects. May lag behind by what a crash kept from being added.
+  Result<std::uint64_t> object_bytes_known();
 
  private:
   Store() = default;
   Result<sys::UniqueFd> session_dir(const std::string& id, bool create) const;
+  Result<Manifest> load_manifest_at(const std::string& id, int n, int hops, std::optional<Seed>& seed,
+                                    int& seed_hops) const;
+  Result<void> mark_version(int version);
 
   std::string dir_;
   sys::UniqueFd fd_, objects_, sessions_, tmp_, lock_;

@@ -662,5 +662,26 @@ TEST(Store, GarbageCollectionSeesTheDeltas) {
   EXPECT_TRUE(rig.store->has_object(sha256_hex("only in snapshot 1")));
 }
 
+// The store's size a run compares with its quota is kept, not walked for: each commit adds its
+// objects, garbage collection makes the next asker walk again.
+TEST(Store, TheKnownSizeFollowsCommitsAndCollections) {
+  FakeRig rig;
+  rig.tree->put_file("a", std::string(10000, 'a'));
+  rig.snap();
+  auto walked = rig.store->object_bytes();
+  ASSERT_TRUE(walked);
+  auto known = rig.store->object_bytes_known();  // written now
+  ASSERT_TRUE(known);
+  EXPECT_EQ(*known, *walked);
+  rig.tree->put_file("b", std::string(20000, 'b'));
+  rig.snap();
+  walked = rig.store->object_bytes();
+  EXPECT_GT(*walked, *known);
+  EXPECT_EQ(*rig.store->object_bytes_known(), *walked);
+  ASSERT_TRUE(rig.store->remove_session(rig.session.id));
+  ASSERT_TRUE(rig.store->collect_garbage());
+  EXPECT_EQ(*rig.store->object_bytes_known(), *rig.store->object_bytes());
+}
+
 }  // namespace
 }  // namespace paddock::undo
