@@ -99,7 +99,7 @@ struct RunOptions {
   // server); call wait_background_cleanup() before exiting. Without it, wait() returns only
   // after the cgroups are gone.
   bool background_cleanup = false;
-  // paddock's own state directory ($XDG_STATE_HOME/paddock: src/policy/state_paths.h), where
+  // paddock's own state directory ($XDG_STATE_HOME/paddock: include/paddock/state.h), where
   // the check after the run keeps what it listed of large writable trees, so that the next run's
   // check reads only the directories that changed (src/gate/dir_index.h). Used only when neither
   // the policy nor the mounts let the sandbox write there. Empty: every run's check reads every

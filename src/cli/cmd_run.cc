@@ -246,7 +246,7 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
     opts.mounts.push_back({policy->home, extras->home_dir, Access::ReadWrite, 0, {}, {}});
   if (extras) opts.mounts.insert(opts.mounts.end(), extras->mounts.begin(), extras->mounts.end());
   opts.pty = !f.no_pty;
-  opts.state_dir = paddock_state_dir(*ctx);
+  opts.state_dir = ctx->state.user_dir;
   opts.test_resolve = egress.resolve;
   opts.count_output = !f.limits.report.empty();
   if (!f.net_log.empty()) {

@@ -18,7 +18,7 @@
 // kernel takes ctime from a clock that was already past it. A directory changed within the window
 // is listed again by every walk until it is older.
 //
-// The index of an area lives in paddock's state (src/policy/state_paths.h), which no sandbox
+// The index of an area lives in paddock's state (include/paddock/state.h), which no sandbox
 // sees: `<state>/gate/<hash of the area's path>.index`, owned by the user, mode 0600 in a 0700
 // directory; a versioned binary file with a checksum, written to a temp name, fsynced and renamed.
 // It names the rules' names it was built with (a fingerprint of the name table): an index from a

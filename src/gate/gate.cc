@@ -9,7 +9,7 @@
 #include "gate/git_watch.h"
 #include "gate/toolchain.h"
 #include "policy/path_util.h"
-#include "policy/state_paths.h"
+#include "paddock/state.h"
 #include "policy/protected_paths.h"
 
 namespace paddock::gate {
@@ -114,7 +114,7 @@ IndexPlace index_place(const Policy& policy, const std::vector<SandboxMount>& mo
   std::free(real);
   // The walk trusts what it finds there: only where the sandbox cannot write. A writable rule
   // that holds it must be one the state's mask covers (the policy masks it wherever a rule shows
-  // it: src/policy/state_paths.h); a writable mount that holds it, never.
+  // it: include/paddock/state.h); a writable mount that holds it, never.
   auto masked = [&] {
     return std::any_of(policy.denied.begin(), policy.denied.end(), [&](const DeniedPath& d) {
       return d.reason == std::string_view(kStateDirReason) && path::is_at_or_under(dir, d.path);

@@ -6,7 +6,7 @@
 
 #include "gate/agent_config.h"
 #include "policy/protected_paths.h"
-#include "policy/state_paths.h"
+#include "paddock/state.h"
 
 namespace paddock::gate {
 namespace {
@@ -108,7 +108,7 @@ TEST(IndexPlace, OnlyWhereTheSandboxCannotWrite) {
   mounts[0].access = Access::Read;
   EXPECT_EQ(index_place(p, mounts, state).dir, state + "/gate");
   // A writable rule over it: there only when the state is masked (the policy builder always
-  // masks it: state_paths.h).
+  // masks it: include/paddock/state.h).
   p.paths.push_back(PathRule{home + "/.local", home + "/.local", Access::ReadWrite, {Origin::Kind::Flag, "--allow"}, false, {}});
   EXPECT_EQ(index_place(p, {}, state).dir, "");
   p.denied.push_back({state, kStateDirReason});
