@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs a kernel test binary as root or as the unprivileged test user, the way users run paddock.
 # usage: run-as.sh root|unprivileged TEST_BINARY PADDOCK_BINARY PROBE_BINARY [gtest args...]
-# The binaries are copied to a fresh directory any user can read, so a checkout under /root works.
+# The binaries are copied to a fresh directory any user can read, so a checkout under /root works;
+# it is removed at exit (never `exec` the test: the trap would not run, and each run would leave
+# a copy of the binaries, a few hundred MB, in /tmp).
 # Exit 77 means skipped (ctest's SKIP_RETURN_CODE for these tests).
 set -euo pipefail
 who=$1 test_bin=$2 paddock_bin=$3 probe_bin=$4
@@ -24,11 +26,17 @@ case "$who" in
       exit 77
     fi
     export PADDOCK_TEST_AS=root
-    exec "$bindir/tests" "$@"
+    rc=0
+    "$bindir/tests" "$@" || rc=$?
+    exit $rc
     ;;
   unprivileged)
     export PADDOCK_TEST_AS=unprivileged
-    if [ "$(id -u)" != 0 ]; then exec "$bindir/tests" "$@"; fi
+    if [ "$(id -u)" != 0 ]; then
+      rc=0
+      "$bindir/tests" "$@" || rc=$?
+      exit $rc
+    fi
     if ! id "$user" >/dev/null 2>&1; then
       echo "the unprivileged test user '$user' does not exist: run scripts/test-user.sh (scripts/test.sh does)" >&2
       exit 1
