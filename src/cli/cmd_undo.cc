@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,7 @@
 #include "policy/path_util.h"
 #include "policy/units.h"
 #include "sys/display.h"
+#include "undo/project.h"
 #include "undo/snapshot_manager.h"
 #include "undo/store.h"
 
@@ -43,6 +46,8 @@ struct UndoFlags {
   bool json = false;
   std::string session;  // SESSION or SESSION:SNAPSHOT
   bool dry_run = false, yes = false, force = false, resume = false, restore_json = false;
+  bool all = false;  // every project's sessions, not the current project's (undo/project.h)
+  int limit = -1;    // undo list: the newest N (-1: kDefaultListLimit, or every one with --all; 0: every one)
   int keep = -1;
   std::string older_than, max_size;
 };
@@ -76,16 +81,77 @@ Result<std::unique_ptr<Store>> open_store() {
   return store;
 }
 
-Result<std::string> pick_session(const Store& store, const std::string& given) {
-  if (!given.empty()) return given;
+// What `undo list` shows unless --limit or --all says otherwise: the newest sessions of the project.
+constexpr int kDefaultListLimit = 20;
+
+// The sessions an undo command looks at, oldest first (Store::session_ids: by creation time): the
+// current project's (undo/project.h) or, with --all, every one. A session that cannot be read is
+// said on stderr and left out.
+struct InScope {
+  std::vector<SessionInfo> sessions;
+  std::optional<undo::Project> project;  // nullopt: --all
+  std::size_t in_store = 0;
+};
+
+std::string canonical_or(const char* p, const std::string& fallback) {
+  char real[PATH_MAX];
+  return p != nullptr && ::realpath(p, real) != nullptr ? std::string(real) : fallback;
+}
+
+Result<InScope> sessions_in_scope(const Store& store, bool all) {
   auto ids = store.session_ids();
   if (!ids) return std::move(ids).take_error();
-  if (ids->empty()) return make_error("the undo store has no session yet", store.dir(), "paddock run --undo -- COMMAND records one");
-  return ids->back();
+  InScope out;
+  out.in_store = ids->size();
+  if (!all) {
+    char cwd[PATH_MAX];
+    if (::getcwd(cwd, sizeof(cwd)) == nullptr)
+      return make_error("cannot tell the current project: the current directory is gone", {},
+                        "cd into the project, or --all for every project's sessions");
+    out.project = undo::project_of(cwd, canonical_or(std::getenv("HOME"), ""));
+  }
+  for (const auto& id : *ids) {
+    auto s = store.load_session(id);
+    if (!s) {
+      std::fprintf(stderr, "paddock undo: %s\n", s.error().describe().c_str());
+      continue;
+    }
+    if (!out.project || undo::in_project(s->roots, *out.project)) out.sessions.push_back(std::move(*s));
+  }
+  return out;
+}
+
+// One line on stderr: which project's sessions a command looked at.
+std::string project_text(const undo::Project& p) {
+  return display(p.dir) + (p.repository ? " (a git repository)" : "");
+}
+
+// The session GIVEN names, else the newest of the scope (said on stderr).
+Result<std::string> pick_session(const Store& store, const std::string& given, bool all) {
+  if (!given.empty()) return given;
+  auto in = sessions_in_scope(store, all);
+  if (!in) return std::move(in).take_error();
+  if (in->sessions.empty()) {
+    if (in->in_store == 0)
+      return make_error("the undo store has no session yet", store.dir(), "paddock run --undo -- COMMAND records one");
+    return make_error("no undo session of " + project_text(*in->project) + " (the store holds " +
+                          std::to_string(in->in_store) + " of other projects)",
+                      {}, "cd into the project, name the session, or --all for the newest of every project's");
+  }
+  const SessionInfo& s = in->sessions.back();
+  std::string roots;
+  for (const auto& r : s.roots) roots += (roots.empty() ? "" : ", ") + display(r);
+  if (in->project)
+    std::fprintf(stderr, "[paddock] undo: the newest session of %s: %s (it captured %s; --all: of every project)\n",
+                 project_text(*in->project).c_str(), s.id.c_str(), roots.c_str());
+  else
+    std::fprintf(stderr, "[paddock] undo: the newest session of every project (--all): %s (it captured %s)\n",
+                 s.id.c_str(), roots.c_str());
+  return s.id;
 }
 
 // SESSION[:SNAPSHOT]
-Result<std::pair<std::string, int>> parse_target(const Store& store, const std::string& given, int default_n) {
+Result<std::pair<std::string, int>> parse_target(const Store& store, const std::string& given, int default_n, bool all) {
   std::string id = given;
   int n = default_n;
   if (auto colon = given.find(':'); colon != std::string::npos) {
@@ -96,7 +162,7 @@ Result<std::pair<std::string, int>> parse_target(const Store& store, const std::
     if (num.empty() || *end != 0 || v < 0 || v > INT_MAX) return make_error("not a snapshot number: \"" + num + "\"", given);
     n = static_cast<int>(v);
   }
-  auto s = pick_session(store, id);
+  auto s = pick_session(store, id, all);
   if (!s) return std::move(s).take_error();
   return std::make_pair(*s, n);
 }
@@ -191,15 +257,20 @@ std::string command_text(const std::vector<std::string>& cmd) {
 int do_list(const UndoFlags& f) {
   auto store = open_store();
   if (!store) return fail(store.error());
-  auto ids = (*store)->session_ids();
-  if (!ids) return fail(ids.error());
+  auto in = sessions_in_scope(**store, f.all);
+  if (!in) return fail(in.error());
+  // The newest LIMIT, oldest first as the store orders them.
+  const int limit = f.limit >= 0 ? f.limit : (f.all ? 0 : kDefaultListLimit);
+  const std::size_t shown = limit == 0 ? in->sessions.size() : std::min<std::size_t>(limit, in->sessions.size());
+  const std::size_t hidden = in->sessions.size() - shown;
+  if (in->project) {
+    std::fprintf(stderr, "[paddock] undo: %zu session%s of %s (of %zu in the store; --all: every project's)\n",
+                 in->sessions.size(), in->sessions.size() == 1 ? "" : "s", project_text(*in->project).c_str(),
+                 in->in_store);
+  }
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& id : *ids) {
-    auto s = (*store)->load_session(id);
-    if (!s) {
-      std::fprintf(stderr, "paddock undo: %s\n", s.error().describe().c_str());
-      continue;
-    }
+  for (std::size_t i = hidden; i < in->sessions.size(); ++i) {
+    const SessionInfo* s = &in->sessions[i];
     int last = s->snapshots.empty() ? 0 : s->snapshots.back().n;
     auto ch = session_changes(**store, *s, 0, last);
     std::size_t changed = ch ? ch->size() : 0;
@@ -213,19 +284,27 @@ int do_list(const UndoFlags& f) {
     }
     std::printf("%s  %s  %zu snapshot%s  %zu change%s  %s\n", s->id.c_str(), s->created.c_str(), s->snapshots.size(),
                 s->snapshots.size() == 1 ? "" : "s", changed, changed == 1 ? "" : "s", display(command_text(s->command)).c_str());
+    if (!in->project) {  // every project's: say whose
+      std::string roots;
+      for (const auto& r : s->roots) roots += (roots.empty() ? "" : ", ") + display(r);
+      std::printf("    captured %s\n", roots.c_str());
+    }
     for (const auto& si : s->snapshots) std::printf("    :%d  %s  %s\n", si.n, si.time.c_str(), display(si.label).c_str());
     if (!s->incomplete.empty()) std::printf("    incomplete: %s\n", display(s->incomplete).c_str());
     for (const auto& l : undo_budget_lines(*s)) std::printf("    %s\n", display(l).c_str());
     for (const auto& l : undo_unreadable_lines(**store, *s)) std::printf("    %s\n", display(l).c_str());
   }
   if (f.json) std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  if (hidden > 0)
+    std::fprintf(stderr, "[paddock] undo: %zu older session%s not shown (--limit N shows the newest N, --limit 0 all)\n",
+                 hidden, hidden == 1 ? "" : "s");
   return 0;
 }
 
 int do_show(const UndoFlags& f) {
   auto store = open_store();
   if (!store) return fail(store.error());
-  auto t = parse_target(**store, f.session, -1);
+  auto t = parse_target(**store, f.session, -1, f.all);
   if (!t) return fail(t.error());
   auto s = (*store)->load_session(t->first);
   if (!s) return fail(s.error());
@@ -323,7 +402,7 @@ void unified_diff(const std::string& label, const std::string& a, const std::str
 int do_diff(const UndoFlags& f) {
   auto store = open_store();
   if (!store) return fail(store.error());
-  auto t = parse_target(**store, f.session, -1);
+  auto t = parse_target(**store, f.session, -1, f.all);
   if (!t) return fail(t.error());
   auto s = (*store)->load_session(t->first);
   if (!s) return fail(s.error());
@@ -359,9 +438,15 @@ int do_diff(const UndoFlags& f) {
 
 // `restore --json`: the plan (with --dry-run) or what was done, as one object on stdout.
 // What is held back (the host runs or trusts it) and what the gate's check moved aside are in it.
-nlohmann::json restore_json(const Store& store, const std::string& session, int target, const undo::RestoreOutcome& o,
+nlohmann::json restore_json(const Store& store, const undo::RestoreRequest& req, const undo::RestoreOutcome& o,
                             bool dry_run) {
-  nlohmann::json j{{"session", session}, {"target", target}, {"dry_run", dry_run}, {"applied", o.applied}};
+  const std::string& session = req.session;
+  nlohmann::json j{{"session", session},
+                   {"target", req.target},
+                   {"meaning", req.meaning == undo::RestoreMeaning::ScopeState ? "snapshot" : "session changes"},
+                   {"later_sessions", o.later_sessions},
+                   {"dry_run", dry_run},
+                   {"applied", o.applied}};
   j["changes"] = nlohmann::json::array();
   for (const auto& c : o.changes) j["changes"].push_back(change_json(c));
   j["held"] = nlohmann::json::array();
@@ -379,7 +464,24 @@ void print_json(const nlohmann::json& j) {
   std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
-int do_restore(const UndoFlags& f) {
+// What a restore or a revert to SESSION:N does, in words (one line on stderr, before its list).
+std::string meaning_line(const undo::RestoreRequest& req, const undo::RestoreOutcome& o) {
+  const std::string target = req.session + ":" + std::to_string(req.target);
+  if (req.meaning == undo::RestoreMeaning::SessionChanges)
+    return "[paddock] undo revert: takes back what session " + req.session + " changed after :" +
+           std::to_string(req.target) + "; later sessions' changes stay (paddock undo restore " + target +
+           " brings the whole scope back to that snapshot)";
+  std::string line = "[paddock] undo restore: brings the whole scope back to snapshot " + target +
+                     ", as it was then; ";
+  if (o.later_sessions.empty()) return line + "no later session captured it";
+  line += "the changes of " + std::to_string(o.later_sessions.size()) + " later session" +
+          (o.later_sessions.size() == 1 ? "" : "s") + " are taken back too (";
+  for (std::size_t i = 0; i < o.later_sessions.size() && i < 5; ++i) line += (i ? ", " : "") + o.later_sessions[i];
+  if (o.later_sessions.size() > 5) line += ", ...";
+  return line + "; paddock undo revert " + target + " takes back only that session's)";
+}
+
+int do_restore(const UndoFlags& f, undo::RestoreMeaning meaning) {
   auto store = open_user_store();
   if (!store) return fail(store.error());
   SnapshotManager mgr(**store);
@@ -399,12 +501,14 @@ int do_restore(const UndoFlags& f) {
     auto opened = open_store();  // finishes an interrupted restore first
     if (!opened) return fail(opened.error());
   }
-  auto t = parse_target(**store, f.session, 0);
+  auto t = parse_target(**store, f.session, 0, f.all);
   if (!t) return fail(t.error());
   undo::RestoreRequest req;
   req.session = t->first;
   req.target = t->second;
   req.force = f.force;
+  req.meaning = meaning;
+  const bool whole = meaning == undo::RestoreMeaning::ScopeState;
   if (const auto* after = command_after_dashes()) {
     for (const auto& p : *after) req.paths.push_back(abs_path(p));
   }
@@ -424,12 +528,14 @@ int do_restore(const UndoFlags& f) {
     return o.held.empty() ? std::string() : ", " + std::to_string(o.held.size()) + " held back";
   };
   const bool refused = !plan->conflicts.empty() && !f.force;
+  std::fprintf(stderr, "%s\n", meaning_line(req, *plan).c_str());
   if (f.restore_json && (f.dry_run || plan->changes.empty() || refused))
-    print_json(restore_json(**store, req.session, req.target, *plan, true));
+    print_json(restore_json(**store, req, *plan, true));
   if (plan->changes.empty()) {
     // A restore changes what differs between the session's last snapshot and the target.
     list_held(*plan);
-    std::fprintf(stderr, "[paddock] nothing to restore: the session's last snapshot is already as %s%s\n", target.c_str(),
+    std::fprintf(stderr, "[paddock] nothing to restore: %s already as %s%s\n",
+                 whole ? "the scope as last recorded is" : "the session's last snapshot is", target.c_str(),
                  plan->held.empty() ? "" : " (but for what is held back)");
     return 0;
   }
@@ -439,13 +545,16 @@ int do_restore(const UndoFlags& f) {
   list_held(*plan);
   for (const auto& w : plan->warnings) std::fprintf(stderr, "[paddock] warning: %s\n", display(w).c_str());
   if (refused) {
-    std::fprintf(stderr, "paddock undo: refusing to restore: these changed after the session's last snapshot and would be overwritten:\n");
+    std::fprintf(stderr, "paddock undo: refusing to restore: these changed after %s and would be overwritten:\n",
+                 whole ? "paddock's last snapshot of them" : "the session's last snapshot");
     for (const auto& c : plan->conflicts) std::fprintf(stderr, "  %s\n", display(c).c_str());
     std::fprintf(stderr, "paddock undo: hint: --force overwrites them (what is there now is snapshotted first)\n");
     return 1;
   }
   if (f.dry_run) {
-    std::fprintf(stderr, "[paddock] dry run: %zu changes would restore %s%s\n", plan->changes.size(), target.c_str(),
+    std::fprintf(stderr, "[paddock] dry run: %zu changes would %s%s\n", plan->changes.size(),
+                 whole ? ("bring the whole scope back to " + target).c_str()
+                       : ("take back what session " + req.session + " changed after :" + std::to_string(req.target)).c_str(),
                  held_note(*plan).c_str());
     return 0;
   }
@@ -454,7 +563,8 @@ int do_restore(const UndoFlags& f) {
       std::fprintf(stderr, "paddock undo: not restoring without a terminal to ask on; --yes restores without asking\n");
       return 1;
     }
-    std::fprintf(stderr, "Restore %zu changes to %s%s? [y/N] ", plan->changes.size(), target.c_str(),
+    std::fprintf(stderr, "%s %zu changes %s %s%s? [y/N] ", whole ? "Restore" : "Revert", plan->changes.size(),
+                 whole ? "to" : "of session", whole ? target.c_str() : (req.session + " after :" + std::to_string(req.target)).c_str(),
                  held_note(*plan).c_str());
     std::string answer;
     if (!std::getline(std::cin, answer) || (answer != "y" && answer != "Y" && answer != "yes")) {
@@ -466,7 +576,7 @@ int do_restore(const UndoFlags& f) {
   const auto t0 = std::chrono::steady_clock::now();
   auto done = mgr.restore(req);
   if (!done) return fail(done.error());
-  if (f.restore_json) print_json(restore_json(**store, req.session, req.target, *done, false));
+  if (f.restore_json) print_json(restore_json(**store, req, *done, false));
   if (!done->applied) {
     std::fprintf(stderr, "paddock undo: the tree changed while asking; nothing restored, run it again\n");
     return 1;
@@ -474,8 +584,8 @@ int do_restore(const UndoFlags& f) {
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
   for (const auto& w : done->warnings) std::fprintf(stderr, "[paddock] warning: %s\n", display(w).c_str());
   print_left_behind(done->left_behind);
-  std::fprintf(stderr, "[paddock] restored %s (%zu changes%s, %lld ms); undo this restore: paddock undo restore %s:%d\n",
-               target.c_str(), done->changes.size(),
+  std::fprintf(stderr, "[paddock] %s %s (%zu changes%s, %lld ms); undo this restore: paddock undo restore %s:%d\n",
+               whole ? "restored the scope to" : "took back the changes of", whole ? target.c_str() : (req.session + " after :" + std::to_string(req.target)).c_str(), done->changes.size(),
                done->held.empty() ? "" : (held_note(*done) + ": listed above").c_str(), static_cast<long long>(ms),
                req.session.c_str(), done->before_snapshot);
   return 0;
@@ -550,24 +660,50 @@ void register_undo(CLI::App& app) {
   };
   auto* list = cmd->add_subcommand("list", "Sessions and their snapshots: when, command, files changed");
   list->add_flag("--json", f->json, "JSON output");
+  list->add_flag("--all", f->all, "Every project's sessions, every one of them (default: the current project's newest 20)");
+  values(list->add_option("--limit", f->limit, "The newest N sessions (0: all; default 20)")->check(CLI::Validator(
+             [](std::string& v) {
+               return !v.empty() && v.size() < 10 && v.find_first_not_of("0123456789") == std::string::npos
+                          ? std::string()
+                          : "not a number of sessions: \"" + v + "\"";
+             },
+             "")),
+         ValueKind::Text, "N");
   list->callback([f] { set_exit_code(do_list(*f)); });
   auto* show = cmd->add_subcommand("show", "What a session changed, its scope and excludes");
-  session(show, "The session, and the snapshot to compare with its first (default: the most recent session, its last)");
+  session(show, "The session, and the snapshot to compare with its first (default: the current project's newest session, its last)");
   show->add_flag("--json", f->json, "JSON output");
+  show->add_flag("--all", f->all, "Without a session: the newest of every project's (default: the current project's)");
   show->callback([f] { set_exit_code(do_show(*f)); });
   auto* diff = cmd->add_subcommand("diff", "Unified diff of a session's changes (-- PATH... to limit)");
-  session(diff, "The session, and the snapshot to compare with its first (default: the most recent session, its last)");
+  session(diff, "The session, and the snapshot to compare with its first (default: the current project's newest session, its last)");
+  diff->add_flag("--all", f->all, "Without a session: the newest of every project's (default: the current project's)");
   diff->callback([f] { set_exit_code(do_diff(*f)); });
-  auto* restore = cmd->add_subcommand("restore", "Bring the tree back to a snapshot (default: the last session's first)");
-  session(restore, "The session and the snapshot to go back to (default: the most recent session, :0)");
-  restore->add_flag("--dry-run", f->dry_run, "Say what would change, change nothing");
-  restore->add_flag("--yes,-y", f->yes, "Do not ask");
-  restore->add_flag("--force", f->force, "Overwrite files changed since the session's last snapshot");
-  restore->add_flag("--resume", f->resume, "Finish a restore that was interrupted");
-  restore->add_flag("--json", f->restore_json,
-                    "The changes (what --dry-run would do, or what was done), conflicts and warnings as JSON on stdout");
-  restore->callback([f] { set_exit_code(do_restore(*f)); });
-  auto* prune = cmd->add_subcommand("prune", "Remove old sessions and the objects only they used");
+  // Two meanings of "back to a snapshot", each by its name (undo::RestoreMeaning).
+  auto restoring = [&](const char* name, const char* help, const char* session_help, undo::RestoreMeaning meaning) {
+    auto* sub = cmd->add_subcommand(name, help);
+    session(sub, session_help);
+    sub->add_flag("--dry-run", f->dry_run, "Say what would change, change nothing");
+    sub->add_flag("--yes,-y", f->yes, "Do not ask");
+    sub->add_flag("--force", f->force, "Overwrite files changed since paddock's last snapshot of them");
+    sub->add_flag("--resume", f->resume, "Finish a restore that was interrupted");
+    sub->add_flag("--all", f->all, "Without a session: the newest of every project's (default: the current project's)");
+    sub->add_flag("--json", f->restore_json,
+                  "The changes (what --dry-run would do, or what was done), conflicts and warnings as JSON on stdout");
+    sub->callback([f, meaning] { set_exit_code(do_restore(*f, meaning)); });
+  };
+  restoring("restore",
+            "Bring the whole scope back to a snapshot, as it was then: later sessions' changes are taken back too "
+            "(default: the current project's newest session, :0)",
+            "The session and the snapshot to go back to (default: the current project's newest session, :0)",
+            undo::RestoreMeaning::ScopeState);
+  restoring("revert",
+            "Take back one session's changes only (after its snapshot :N, default :0); later sessions' changes stay",
+            "The session, and the snapshot after which its changes are taken back (default: the current project's "
+            "newest session, :0)",
+            undo::RestoreMeaning::SessionChanges);
+  auto* prune = cmd->add_subcommand(
+      "prune", "Remove old sessions and the objects only they used (every project's: the store and its quota are shared)");
   values(prune->add_option("--keep", f->keep, "Keep the N most recent sessions"), ValueKind::Text, "N");
   values(prune->add_option("--older-than", f->older_than, "Remove sessions older than DURATION (30d, 12h)"),
          ValueKind::Text, "DURATION");

@@ -617,6 +617,83 @@ Result<Trust> SnapshotManager::trust_for(const SessionInfo& s, int target) {
   return trust;
 }
 
+Result<std::vector<std::string>> SnapshotManager::later_sessions(const SessionInfo& s) {
+  std::vector<std::string> later;
+  auto ids = store_.session_ids();  // oldest first (by creation time)
+  if (!ids) return std::move(ids).take_error();
+  for (const auto& id : *ids) {
+    if (id == s.id) continue;
+    auto t = store_.load_session(id);
+    if (!t) return std::move(t).take_error();
+    const bool shares = std::any_of(t->roots.begin(), t->roots.end(), [&](const std::string& r) {
+      return std::any_of(s.roots.begin(), s.roots.end(),
+                         [&](const std::string& q) { return path::is_at_or_under(r, q) || path::is_at_or_under(q, r); });
+    });
+    if (shares && t->created_ns > s.created_ns) later.push_back(t->id);
+  }
+  return later;
+}
+
+Result<std::vector<Manifest>> SnapshotManager::recorded_states(const SessionInfo& s) {
+  std::vector<Manifest> out;
+  const Manifest* own = cached(s.id, s.snapshots.back().n);
+  if (own != nullptr) {
+    out.push_back(*own);
+  } else {
+    auto m = store_.load_manifest(s.id, s.snapshots.back().n);
+    if (!m) return std::move(m).take_error();
+    out.push_back(std::move(*m));
+  }
+  // The sessions with the same roots whose last snapshots are the newest (a restore in an earlier
+  // session records the paths it changed in that session): a few, each read in full.
+  auto ids = store_.session_ids();
+  if (!ids) return std::move(ids).take_error();
+  std::vector<std::pair<std::int64_t, SessionInfo>> same;
+  for (const auto& id : *ids) {
+    if (id == s.id) continue;
+    auto t = store_.load_session(id);
+    if (!t) return std::move(t).take_error();
+    if (t->roots != s.roots || t->snapshots.empty()) continue;
+    same.emplace_back(t->snapshots.back().time_ns, std::move(*t));
+  }
+  std::sort(same.begin(), same.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  if (same.size() > kRecordedStates) same.resize(kRecordedStates);
+  for (const auto& [time, t] : same) {
+    auto m = store_.load_manifest(t.id, t.snapshots.back().n);
+    if (!m) return std::move(m).take_error();
+    out.push_back(std::move(*m));
+  }
+  return out;
+}
+
+std::vector<std::string> SnapshotManager::unrecorded(const std::vector<Region>& regs, const std::vector<Change>& changes,
+                                                     const std::vector<Manifest>& recorded) {
+  std::vector<std::string> out;
+  for (const auto& c : changes) {
+    auto reg = std::find_if(regs.begin(), regs.end(), [&](const Region& r) { return r.current.root == c.root; });
+    if (reg == regs.end()) continue;
+    const ManifestEntry* cur = find_sorted(reg->current, c.path);
+    const bool held = std::any_of(recorded.begin(), recorded.end(), [&](const Manifest& m) {
+      const RootManifest* r = m.find_root(c.root);
+      return same_entry(cur, r != nullptr ? find_sorted(*r, c.path) : nullptr);
+    });
+    if (!held) out.push_back(c.path.empty() ? c.root : c.root + "/" + c.path);
+  }
+  return out;
+}
+
+Result<Manifest> SnapshotManager::tree_now(const SessionInfo& s) {
+  std::optional<Manifest> loaded;
+  const Manifest* prev = cached(s.id, s.snapshots.back().n);
+  if (prev == nullptr) {
+    auto p = store_.load_manifest(s.id, s.snapshots.back().n);
+    if (p) loaded = std::move(*p);  // no index: everything is read, nothing is lost
+    prev = loaded ? &*loaded : nullptr;
+  }
+  ScanStats stats;
+  return scan(s, prev, false, stats, {});
+}
+
 Result<std::vector<Held>> SnapshotManager::held_back(const SessionInfo& s, int target) {
   std::vector<Held> out;
   if (target == 0) return out;
@@ -671,6 +748,17 @@ RootManifest meta_only(const RootManifest& r) {
 }
 
 bool absent_errno(int e) { return e == ENOENT || e == ENOTDIR || e == ELOOP; }
+
+// Each root of B against A's, in full (A_NAME names A in errors).
+Result<std::vector<RootDiff>> diff_full(const Manifest& a, const Manifest& b, const std::string& a_name) {
+  std::vector<RootDiff> out;
+  for (const auto& rb : b.roots) {
+    const RootManifest* ra = a.find_root(rb.root);
+    if (ra == nullptr) return make_error("snapshot " + a_name + " has no root " + rb.root);
+    out.push_back({{meta_only(*ra), ra->entries.size(), {}}, {meta_only(rb), rb.entries.size(), {}}, diff_root_entries(*ra, rb)});
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -742,12 +830,13 @@ Result<std::vector<RootDiff>> SnapshotManager::changes_between(const SessionInfo
   if (!ma) return std::move(ma).take_error();
   auto mb = full(b, kb);
   if (!mb) return std::move(mb).take_error();
-  for (const auto& rb : (*mb)->roots) {
-    const RootManifest* ra = (*ma)->find_root(rb.root);
-    if (ra == nullptr) return make_error("snapshot " + std::to_string(a) + " has no root " + rb.root);
-    out.push_back({{meta_only(*ra), ra->entries.size(), {}}, {meta_only(rb), rb.entries.size(), {}}, diff_root_entries(*ra, rb)});
-  }
-  return out;
+  return diff_full(**ma, **mb, std::to_string(a));
+}
+
+Result<std::vector<RootDiff>> SnapshotManager::diff_with(const Manifest& a, const SessionInfo& s, int b) {
+  auto mb = store_.load_manifest(s.id, b);
+  if (!mb) return std::move(mb).take_error();
+  return diff_full(a, *mb, "the scope as last recorded");
 }
 
 // The entry at PATH as the tree holds it now, or nullopt when nothing is there (or a symlink or
@@ -968,14 +1057,30 @@ Result<RestoreOutcome> SnapshotManager::restore(const RestoreRequest& req) {
                             "failed too: " + now.error().describe(),
                         {}, "make room for the store (" + store_.dir() + "), or paddock undo prune");
   }
+  std::vector<std::string> later;
+  std::optional<Manifest> now;     // ScopeState: the tree as it is, walked (nothing stored)
+  std::vector<Manifest> recorded;  // ScopeState: what paddock last recorded of the scope
+  if (req.meaning == RestoreMeaning::ScopeState) {
+    // What differs between the tree as it is and the target is what every session since changed
+    // (and every edit since outside paddock: a conflict unless a snapshot holds it, below).
+    auto l = later_sessions(*s);
+    if (!l) return std::move(l).take_error();
+    later = std::move(*l);
+    auto r = recorded_states(*s);
+    if (!r) return std::move(r).take_error();
+    recorded = std::move(*r);
+    auto m = tree_now(*s);
+    if (!m) return std::move(m).take_error();
+    now = std::move(*m);
+  }
   const int last_n = s->snapshots.back().n;
   // What differs between the last snapshot and the target, from the store: no walk of the tree.
-  auto diffs = changes_between(*s, last_n, req.target);
+  auto diffs = now ? diff_with(*now, *s, req.target) : changes_between(*s, last_n, req.target);
   if (!diffs) return std::move(diffs).take_error();
   // Those paths as they are now: only hashed for a dry run; stored for a real restore, whose
   // first step records them (so that the restore can be undone, and a crash finished).
   ScanStats stats;
-  auto regs = regions(*s, *diffs, req.paths, req.target, !req.dry_run, stats);
+  auto regs = regions(*s, *diffs, req.paths, req.target, !req.dry_run && !now, stats);
   if (!regs) {
     store_.discard_pending();
     return std::move(regs).take_error();
@@ -997,9 +1102,25 @@ Result<RestoreOutcome> SnapshotManager::restore(const RestoreRequest& req) {
     return std::move(plan).take_error();
   }
   RestoreOutcome out = plan->out;
+  out.later_sessions = later;
+  if (now) out.conflicts = unrecorded(*regs, out.changes, recorded);
   if (req.dry_run || (!out.conflicts.empty() && !req.force)) {
     store_.discard_pending();
     return out;
+  }
+  if (now) {
+    // The tree walked again, stored, as the session's last snapshot (so that the restore can be
+    // undone); then the restore from it to the target: the same differences, through the same
+    // steps (the journal, the gate before and after).
+    if (auto w = snapshot(*s, "the tree before restoring it to :" + std::to_string(req.target)); !w) {
+      return make_error("walking the tree before restoring it failed: " + w.error().describe(), {},
+                        "nothing was changed; paddock undo revert takes back one session's changes without a walk");
+    }
+    RestoreRequest from_now = req;
+    from_now.meaning = RestoreMeaning::SessionChanges;
+    auto done = restore(from_now);
+    if (done) done->later_sessions = std::move(later);
+    return done;
   }
   // 1. The tree as it is, durably, as a snapshot of the session: the last one with the paths
   // looked at as they are now.

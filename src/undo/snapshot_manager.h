@@ -56,12 +56,26 @@ std::string_view to_string(Change::Kind k);
 // What changed from A to B (a manifest of the same roots), in path order.
 std::vector<Change> diff_manifests(const Manifest& a, const Manifest& b);
 
+// What a restore to SESSION:TARGET takes back (issue 30 item 5).
+enum class RestoreMeaning {
+  // What the session did after snapshot TARGET: the paths that differ between its last snapshot
+  // and TARGET. Later sessions' changes, and paths the session did not change, stay as they are
+  // (`paddock undo revert`).
+  SessionChanges,
+  // The scope as it was at snapshot TARGET: the tree is walked and snapshotted first (the
+  // session's new last snapshot), then what differs from TARGET is restored. Every later
+  // session's changes are taken back too, and edits made since outside paddock (listed, and in
+  // the snapshot before, so the restore can be undone) (`paddock undo restore`).
+  ScopeState,
+};
+
 struct RestoreRequest {
   std::string session;
   int target = 0;
   std::vector<std::string> paths;  // absolute; empty: the whole scope
   bool force = false;              // overwrite what changed since the session's last snapshot
   bool dry_run = false;
+  RestoreMeaning meaning = RestoreMeaning::SessionChanges;
 };
 
 struct RestoreOutcome {
@@ -75,6 +89,9 @@ struct RestoreOutcome {
   bool applied = false;
   int before_snapshot = -1;  // the snapshot taken just before (restore SESSION:N undoes the restore)
   std::vector<std::string> warnings;
+  // ScopeState: the sessions that began after it and captured part of its roots (whose changes
+  // are taken back too), oldest first.
+  std::vector<std::string> later_sessions;
 };
 
 struct RestorePlan;  // snapshot_manager.cc
@@ -147,6 +164,18 @@ class SnapshotManager {
   // EXECUTE between the gate's check before and after; what the check moved aside goes to OUT.
   Result<void> execute_checked(const SessionInfo& s, const struct RestorePlan& plan, RestoreOutcome& out);
   Result<Trust> trust_for(const SessionInfo& s, int target);
+  // RestoreMeaning::ScopeState: the sessions that began after S and captured part of its roots
+  // (oldest first), and the tree of S's roots as it is now (walked, nothing stored: a dry run).
+  Result<std::vector<std::string>> later_sessions(const SessionInfo& s);
+  Result<Manifest> tree_now(const SessionInfo& s);
+  // What paddock last recorded of S's scope: S's last snapshot and the last snapshots of the
+  // kRecordedStates sessions with the same roots whose last snapshots are the newest. A
+  // ScopeState restore refuses (unless forced) to change a path whose entry now none of them
+  // holds: an edit made outside paddock since, in no snapshot.
+  static constexpr std::size_t kRecordedStates = 8;
+  Result<std::vector<Manifest>> recorded_states(const SessionInfo& s);
+  // Each root of snapshot B of S against A's, from the manifests in full.
+  Result<std::vector<RootDiff>> diff_with(const Manifest& a, const SessionInfo& s, int b);
 
   // A restore's view of one root: only the paths that differ between the last snapshot and the
   // target (and the directories above them), each as the last snapshot, the target and the tree
@@ -161,6 +190,9 @@ class SnapshotManager {
     std::optional<ManifestEntry> now(const std::string& path) const;
   };
   Result<std::vector<RootDiff>> changes_between(const SessionInfo& s, int a, int b);
+  // The paths CHANGES names whose entry now (REGS) none of RECORDED holds (recorded_states).
+  static std::vector<std::string> unrecorded(const std::vector<Region>& regs, const std::vector<Change>& changes,
+                                             const std::vector<Manifest>& recorded);
   Result<std::optional<ManifestEntry>> current_entry(TreeFs& fs, const std::string& root, const std::string& path,
                                                      const ManifestEntry* known, std::int64_t trusted_before,
                                                      bool store_objects, ScanStats& stats);

@@ -191,6 +191,64 @@ TEST(Undo, HostChangesSinceTheLastSnapshotAreConflicts) {
   EXPECT_EQ(rig.tree->content("a"), "the user's edit after the run");
 }
 
+// Issue 30 item 5: the two meanings of a restore to S1:0 when a later session S2 changed the
+// scope too. SessionChanges takes back S1's configure only; ScopeState brings the scope back to
+// S1:0 (S2's Makefile goes too), and refuses to overwrite an edit no snapshot holds.
+TEST(Undo, RestoreMeaningsTakeBackOneSessionOrTheScopeSinceASnapshot) {
+  FakeRig rig;
+  rig.tree->put_file("main.c", "1");
+  rig.snap("before run");
+  rig.tree->put_file("configure", "conf");
+  rig.snap("after run");
+  Scope scope;
+  scope.roots = {"/fake/proj"};
+  scope.home = "/fake";
+  auto s2 = rig.mgr->begin(scope, {"make"}, "/fake/proj");
+  ASSERT_TRUE(s2) << s2.error().describe();
+  ASSERT_TRUE(rig.mgr->snapshot(*s2, "before run"));
+  rig.tree->put_file("Makefile", "all:");
+  ASSERT_TRUE(rig.mgr->snapshot(*s2, "after run"));
+  auto request = [&](RestoreMeaning m, bool dry_run, bool force = false) {
+    RestoreRequest req;
+    req.session = rig.session.id;
+    req.target = 0;
+    req.meaning = m;
+    req.dry_run = dry_run;
+    req.force = force;
+    return rig.mgr->restore(req);
+  };
+  auto paths = [](const RestoreOutcome& o) {
+    std::vector<std::string> out;
+    for (const auto& c : o.changes) out.push_back(c.path);
+    return out;
+  };
+  auto changes = request(RestoreMeaning::SessionChanges, true);
+  ASSERT_TRUE(changes) << changes.error().describe();
+  EXPECT_EQ(paths(*changes), std::vector<std::string>{"configure"});
+  auto state = request(RestoreMeaning::ScopeState, true);
+  ASSERT_TRUE(state) << state.error().describe();
+  EXPECT_EQ(paths(*state), (std::vector<std::string>{"Makefile", "configure"}));
+  EXPECT_EQ(state->later_sessions, std::vector<std::string>{s2->id});
+  // A dry run records nothing: the session's own changes are still its own.
+  auto again = request(RestoreMeaning::SessionChanges, true);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(paths(*again), std::vector<std::string>{"configure"});
+  // An edit after the last run, in no snapshot: refused unless forced.
+  rig.tree->put_file("Makefile", "the user's edit");
+  auto refused = request(RestoreMeaning::ScopeState, false);
+  ASSERT_TRUE(refused) << refused.error().describe();
+  EXPECT_FALSE(refused->applied);
+  EXPECT_EQ(refused->conflicts, std::vector<std::string>{"/fake/proj/Makefile"});
+  EXPECT_EQ(rig.tree->content("Makefile"), "the user's edit");
+  rig.tree->put_file("Makefile", "all:");
+  auto done = request(RestoreMeaning::ScopeState, false);
+  ASSERT_TRUE(done) << done.error().describe();
+  EXPECT_TRUE(done->applied);
+  EXPECT_FALSE(rig.tree->exists("Makefile"));
+  EXPECT_FALSE(rig.tree->exists("configure"));
+  EXPECT_EQ(rig.tree->content("main.c"), "1");
+}
+
 TEST(Undo, RestoreOfSomePathsLeavesTheRest) {
   FakeRig rig;
   rig.tree->put_dir("d");

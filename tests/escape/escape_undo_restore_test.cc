@@ -96,6 +96,36 @@ TEST_P(EscapeUndoRestore, EnvrcFromACheckpoint) {
   EXPECT_TRUE(contains(show_.out, "held back " + w().project + "/app/.envrc")) << describe(show_);
 }
 
+// Issue 30 item 5: `undo restore S:N` brings the whole scope back to an earlier session's
+// checkpoint, a later session in between. It passes the same gate: the checkpoint's planted
+// .envrc is held back, the rest comes back, the later session's Makefile goes.
+TEST_P(EscapeUndoRestore, EnvrcFromAnEarlierSessionsCheckpointWithTheWholeScope) {
+  const std::string direnv = "for d in . app; do (cd $d && [ -f .envrc ] && . ./.envrc); done";
+  write_file(w().project + "/app/.envrc", "touch " + mark() + "\n");
+  ASSERT_TRUE(host_runs_it(direnv)) << "the payload does not run even without paddock";
+  remove_tree(w().project + "/app");
+  Proc first = w().paddock({"run", "--undo", "--undo-exclude", ".pdk", "--", "/bin/sh", "-c",
+                            "mkdir app && echo x > app/work && printf 'touch %s\\n' " + mark() +
+                                " > app/.envrc && .pdk/paddock checkpoint planted && rm -rf app"},
+                           opts());
+  ASSERT_EQ(first.code, 0) << describe(first);
+  const std::string marker = "undo: session ";
+  const auto at = first.err.find(marker);
+  ASSERT_NE(at, std::string::npos) << describe(first);
+  const std::string id = first.err.substr(at + marker.size(), 20);
+  Proc second = w().paddock({"run", "--undo", "--undo-exclude", ".pdk", "--", "/bin/sh", "-c", "echo all: > Makefile"},
+                            opts());
+  ASSERT_EQ(second.code, 0) << describe(second);
+  Proc rs = w().paddock({"undo", "restore", "--yes", id + ":1"}, opts());
+  ASSERT_EQ(rs.code, 0) << describe(rs);
+  EXPECT_TRUE(contains(rs.err, "brings the whole scope back to snapshot " + id + ":1")) << describe(rs);
+  EXPECT_FALSE(exists(w().project + "/app/.envrc")) << describe(rs);
+  EXPECT_FALSE(host_runs_it(direnv)) << describe(rs);
+  EXPECT_EQ(read_file(w().project + "/app/work"), "x\n") << describe(rs);
+  EXPECT_FALSE(exists(w().project + "/Makefile")) << describe(rs);
+  EXPECT_TRUE(contains(rs.out, "held back " + w().project + "/app/.envrc")) << describe(rs);
+}
+
 // A nested repository whose config names core.fsmonitor: the host's next `git status` in it.
 TEST_P(EscapeUndoRestore, NestedRepositoryFromACheckpoint) {
   const std::string git_status = "cd sub && git status";

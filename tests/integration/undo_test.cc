@@ -492,5 +492,152 @@ TEST(Undo, PruneKeepsTheStoreUnderItsQuota) {
   EXPECT_TRUE(contains(fits.err, "(quota 10G)")) << describe(fits);
 }
 
+// Issue 30 item 4, the user's report: a run with --undo in each of two projects, then from the
+// first `undo restore --dry-run` proposed to delete a file in the second (the newest session in
+// the whole store). Every undo command now takes the current project's sessions, says which, and
+// --all takes every project's; `undo list` shows the newest 20 unless --limit says otherwise.
+TEST(Undo, EachProjectUndoesItsOwnSessions) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  const std::string other = w.home + "/other";
+  make_dirs(other);
+  RunOpts in_other = w.state_opts();
+  in_other.cwd = other;
+  Proc first = w.paddock({"run", "--undo", "--", "sh", "-c", "echo mine > mine.txt"}, w.state_opts());
+  ASSERT_EQ(first.code, 0) << describe(first);
+  Proc second = w.paddock({"run", "--undo", "--", "sh", "-c", "echo theirs > theirs.txt"}, in_other);
+  ASSERT_EQ(second.code, 0) << describe(second);
+  // From the first project: its own session, said so on stderr; nothing in the other.
+  Proc dry = w.paddock({"undo", "restore", "--dry-run"}, w.state_opts());
+  ASSERT_EQ(dry.code, 0) << describe(dry);
+  EXPECT_TRUE(contains(dry.out, w.project + "/mine.txt")) << describe(dry);
+  EXPECT_FALSE(contains(dry.out + dry.err, "theirs.txt")) << describe(dry);
+  EXPECT_TRUE(contains(dry.err, "the newest session of " + w.project + ":")) << describe(dry);
+  for (const char* cmd : {"show", "diff"}) {
+    Proc p = w.paddock({"undo", cmd}, w.state_opts());
+    EXPECT_EQ(p.code, 0) << describe(p);
+    EXPECT_TRUE(contains(p.out, "mine.txt")) << cmd << ": " << describe(p);
+    EXPECT_FALSE(contains(p.out, "theirs.txt")) << cmd << ": " << describe(p);
+  }
+  Proc list = w.paddock({"undo", "list"}, w.state_opts());
+  EXPECT_TRUE(contains(list.out, "echo mine")) << describe(list);
+  EXPECT_FALSE(contains(list.out, "echo theirs")) << describe(list);
+  EXPECT_TRUE(contains(list.err, "1 session of " + w.project + " (of 2 in the store")) << describe(list);
+  // --all: every project's (the newest is the other's), and whose each is.
+  Proc all = w.paddock({"undo", "list", "--all"}, w.state_opts());
+  EXPECT_TRUE(contains(all.out, "echo mine") && contains(all.out, "echo theirs")) << describe(all);
+  EXPECT_TRUE(contains(all.out, "captured " + other)) << describe(all);
+  Proc all_dry = w.paddock({"undo", "restore", "--dry-run", "--all"}, w.state_opts());
+  EXPECT_TRUE(contains(all_dry.out, other + "/theirs.txt")) << describe(all_dry);
+  // From a subdirectory: the same project (its session captured the directory above).
+  make_dirs(w.project + "/sub");
+  RunOpts in_sub = w.state_opts();
+  in_sub.cwd = w.project + "/sub";
+  Proc sub = w.paddock({"undo", "restore", "--dry-run"}, in_sub);
+  EXPECT_TRUE(contains(sub.out, w.project + "/mine.txt")) << describe(sub);
+  remove_tree(w.project + "/sub");  // made by hand, in no snapshot: a restore would refuse to remove it
+  // From a directory no session captured: refused with what to do, nothing proposed.
+  const std::string none = w.home + "/none";
+  make_dirs(none);
+  RunOpts in_none = w.state_opts();
+  in_none.cwd = none;
+  Proc nothing = w.paddock({"undo", "restore", "--dry-run"}, in_none);
+  EXPECT_NE(nothing.code, 0) << describe(nothing);
+  EXPECT_TRUE(contains(nothing.err, "no undo session of " + none)) << describe(nothing);
+  EXPECT_TRUE(contains(nothing.err, "--all")) << describe(nothing);
+  // The restore takes back the first project's run and leaves the other's.
+  Proc yes = w.paddock({"undo", "restore", "--yes"}, w.state_opts());
+  ASSERT_EQ(yes.code, 0) << describe(yes);
+  EXPECT_FALSE(fs::exists(w.project + "/mine.txt"));
+  EXPECT_EQ(read_file(other + "/theirs.txt"), "theirs\n");
+  // The list is bounded: --limit N shows the newest N and says how many more there are.
+  for (int i = 0; i < 2; ++i) {
+    Proc r = w.paddock({"run", "--undo", "--", "sh", "-c", "echo " + std::to_string(i) + " > n.txt"}, w.state_opts());
+    ASSERT_EQ(r.code, 0) << describe(r);
+  }
+  Proc limited = w.paddock({"undo", "list", "--limit", "1"}, w.state_opts());
+  EXPECT_TRUE(contains(limited.out, "echo 1 > n.txt")) << describe(limited);
+  EXPECT_FALSE(contains(limited.out, "echo mine")) << describe(limited);
+  EXPECT_TRUE(contains(limited.err, "2 older sessions not shown")) << describe(limited);
+  Proc bad = w.paddock({"undo", "list", "--limit", "-1"}, w.state_opts());
+  EXPECT_NE(bad.code, 0) << describe(bad);
+}
+
+// Issue 30 item 5, the user's report: `undo restore S:0` took back session S's own changes only
+// (S's `configure` deleted, a later session's `Makefile` kept) while its help said "bring the tree
+// back to a snapshot". Both meanings, by name: `undo revert S` takes back what S changed;
+// `undo restore S:N` brings the whole scope back to that snapshot, later sessions' changes too.
+// The help and the dry run say which runs.
+TEST(Undo, RevertTakesBackOneSessionRestoreBringsTheScopeBackToASnapshot) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  auto session_of = [](const Proc& p) {
+    const auto at = p.err.find("undo: session ");
+    return at == std::string::npos ? std::string() : p.err.substr(at + 14, 20);
+  };
+  write_file(w.project + "/src/main.c", "int main() { return 0; }\n");
+  Proc first = w.paddock({"run", "--undo", "--", "sh", "-c", "printf '#!/bin/sh\\n' > configure"}, w.state_opts());
+  ASSERT_EQ(first.code, 0) << describe(first);
+  Proc second = w.paddock({"run", "--undo", "--", "sh", "-c", "echo all: > Makefile; echo v2 > src/main.c"}, w.state_opts());
+  ASSERT_EQ(second.code, 0) << describe(second);
+  const std::string s1 = session_of(first);
+  ASSERT_EQ(s1.size(), 20u) << describe(first);
+  const std::string s2 = session_of(second);
+  // The help names both.
+  Proc help = w.paddock({"undo", "--help"}, w.state_opts());
+  EXPECT_TRUE(contains(help.out, "revert")) << describe(help);
+  EXPECT_TRUE(contains(help.out, "later sessions' changes are taken back too")) << describe(help);
+  // The dry runs say which meaning runs, and differ.
+  Proc dry_revert = w.paddock({"undo", "revert", "--dry-run", s1}, w.state_opts());
+  ASSERT_EQ(dry_revert.code, 0) << describe(dry_revert);
+  EXPECT_TRUE(contains(dry_revert.err, "undo revert: takes back what session " + s1 + " changed after :0")) << describe(dry_revert);
+  EXPECT_TRUE(contains(dry_revert.out, "deleted   " + w.project + "/configure")) << describe(dry_revert);
+  EXPECT_FALSE(contains(dry_revert.out, "Makefile")) << describe(dry_revert);
+  Proc dry_restore = w.paddock({"undo", "restore", "--dry-run", s1 + ":0"}, w.state_opts());
+  ASSERT_EQ(dry_restore.code, 0) << describe(dry_restore);
+  EXPECT_TRUE(contains(dry_restore.err, "brings the whole scope back to snapshot " + s1 + ":0")) << describe(dry_restore);
+  EXPECT_TRUE(contains(dry_restore.err, "later session are taken back too (" + s2)) << describe(dry_restore);
+  EXPECT_TRUE(contains(dry_restore.out, "deleted   " + w.project + "/configure")) << describe(dry_restore);
+  EXPECT_TRUE(contains(dry_restore.out, "deleted   " + w.project + "/Makefile")) << describe(dry_restore);
+  EXPECT_TRUE(contains(dry_restore.out, "modified  " + w.project + "/src/main.c")) << describe(dry_restore);
+  Proc json = w.paddock({"undo", "restore", "--dry-run", "--json", s1}, w.state_opts());
+  EXPECT_TRUE(contains(json.out, "\"meaning\": \"snapshot\"")) << describe(json);
+  // A dry run records nothing: the revert still sees only S's own changes.
+  Proc again = w.paddock({"undo", "revert", "--dry-run", s1}, w.state_opts());
+  EXPECT_FALSE(contains(again.out, "Makefile")) << describe(again);
+  // revert: configure goes, the later session's Makefile and main.c stay.
+  Proc revert = w.paddock({"undo", "revert", "--yes", s1}, w.state_opts());
+  ASSERT_EQ(revert.code, 0) << describe(revert);
+  EXPECT_FALSE(fs::exists(w.project + "/configure"));
+  EXPECT_EQ(read_file(w.project + "/Makefile"), "all:\n");
+  EXPECT_EQ(read_file(w.project + "/src/main.c"), "v2\n");
+  // restore S1:1: the scope as the first run left it (configure back, the second run's changes gone).
+  Proc to_one = w.paddock({"undo", "restore", "--yes", s1 + ":1"}, w.state_opts());
+  ASSERT_EQ(to_one.code, 0) << describe(to_one);
+  EXPECT_EQ(read_file(w.project + "/configure"), "#!/bin/sh\n");
+  EXPECT_FALSE(fs::exists(w.project + "/Makefile"));
+  EXPECT_EQ(read_file(w.project + "/src/main.c"), "int main() { return 0; }\n");
+  // restore S2:1: the scope as the second run left it, whatever the restores did in between.
+  Proc to_two = w.paddock({"undo", "restore", "--yes", s2 + ":1"}, w.state_opts());
+  ASSERT_EQ(to_two.code, 0) << describe(to_two);
+  EXPECT_EQ(read_file(w.project + "/configure"), "#!/bin/sh\n");
+  EXPECT_EQ(read_file(w.project + "/Makefile"), "all:\n");
+  EXPECT_EQ(read_file(w.project + "/src/main.c"), "v2\n");
+  // restore S1:0: the tree before either run; and the restore can itself be undone.
+  Proc to_zero = w.paddock({"undo", "restore", "--yes", s1 + ":0"}, w.state_opts());
+  ASSERT_EQ(to_zero.code, 0) << describe(to_zero);
+  EXPECT_FALSE(fs::exists(w.project + "/configure"));
+  EXPECT_FALSE(fs::exists(w.project + "/Makefile"));
+  EXPECT_EQ(read_file(w.project + "/src/main.c"), "int main() { return 0; }\n");
+  const std::string marker = "undo this restore: paddock undo restore ";
+  const auto at = to_zero.err.find(marker);
+  ASSERT_NE(at, std::string::npos) << describe(to_zero);
+  const std::string back = to_zero.err.substr(at + marker.size(), to_zero.err.find('\n', at) - at - marker.size());
+  Proc undone = w.paddock({"undo", "restore", "--yes", back}, w.state_opts());
+  ASSERT_EQ(undone.code, 0) << describe(undone);
+  EXPECT_EQ(read_file(w.project + "/Makefile"), "all:\n");
+  EXPECT_EQ(read_file(w.project + "/src/main.c"), "v2\n");
+}
+
 }  // namespace
 }  // namespace ktest
