@@ -257,6 +257,12 @@ class PolicyBuilder {
   PolicyBuilder& limits(const Limits& l);
   Limits& mutable_limits() { return limits_; }
   UndoSettings& mutable_undo() { return undo_; }
+  // A profile's [footer] quiet = true: no [paddock] footer after a failed run (like --quiet-footer).
+  PolicyBuilder& quiet_footer(bool on) {
+    quiet_footer_ = on;
+    return *this;
+  }
+  bool footer_is_quiet() const { return quiet_footer_; }
   const UndoSettings& undo_settings() const { return undo_; }
   PolicyBuilder& require_namespaces(bool on = true);
   // The current directory is one paddock made inside its own state for this run (a jail's
@@ -300,6 +306,7 @@ class PolicyBuilder {
   EnvPolicy env_;
   Limits limits_;
   UndoSettings undo_;
+  bool quiet_footer_ = false;
   bool require_namespaces_ = false;
   bool cwd_is_jail_workspace_ = false;
   std::vector<std::pair<std::string, std::string>> hidden_;  // path, reason

@@ -151,6 +151,7 @@ struct RunResult {
   // unchanged since an earlier run listed them (RunOptions::state_dir), not read again.
   std::uint64_t check_dirs_listed = 0;
   std::uint64_t check_dirs_unchanged = 0;
+  std::string search_path;  // the PATH the sandbox's command was looked up in (and ran with)
   std::vector<std::string> denied_hosts;  // network: "host:port" the egress filter refused
   std::vector<NetworkDecision> network;   // network: every decision of the egress filter
   bool timed_out = false;

@@ -360,7 +360,7 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
   print_left_behind(res->left_behind);
   std::string failure = res->failure_message();
   if (!failure.empty()) std::fprintf(stderr, "paddock: %s\n", failure.c_str());
-  if (!f.no_diagnostics) {
+  if (!f.no_diagnostics && !builder.footer_is_quiet()) {
     std::vector<std::string> extra = limit_footer_lines(*res);
     // A program that tries thousands of names must not bury the footer: the first few, then a count.
     constexpr std::size_t kFooterTargets = 10;
@@ -388,7 +388,8 @@ void add_run_flags(CLI::App* cmd, RunFlags& f) {
   add_policy_flags(cmd, flags->policy);
   add_limit_flags(cmd, flags->limits);
   add_net_flags(cmd, flags->net);
-  cmd->add_flag("--no-diagnostics", flags->no_diagnostics, "No [paddock] footer when the command fails");
+  cmd->add_flag("--quiet-footer,--no-diagnostics", flags->no_diagnostics,
+                "No [paddock] footer when the command fails (a profile: [footer] quiet = true)");
   cmd->add_flag("--exec", flags->exec,
                 "Replace paddock with the command (no footer, no pid namespace; processes it detaches are not "
                 "stopped when it exits and keep its write access: see docs/process-model.md)");

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 
 #include "sys/display.h"
 
@@ -13,6 +14,32 @@ std::string tilde(const Policy& p, const std::string& path) {
   if (!p.home.empty() && (path == p.home || path.rfind(p.home + "/", 0) == 0))
     return "~" + path.substr(p.home.size());
   return path;
+}
+
+// The command never started (exec failed) and nothing else happened: say what failed, in two
+// lines, instead of the policy (nothing was refused; the policy is not the story).
+std::vector<std::string> exec_failure_lines(const RunResult& r) {
+  const std::string& cmd = r.setup_detail;
+  if (r.status == RunResult::Status::NotFound) {
+    if (cmd.find('/') == std::string::npos) {
+      return {"`" + cmd + "` was not found in the sandbox's PATH (exit code 127): " + r.search_path,
+              "Nothing was refused; the command never started. A program elsewhere needs --read DIR "
+              "(or --env PATH=...)."};
+    }
+    return {"`" + cmd + "` does not exist in the sandbox (exit code 127); the command never started.",
+            "Explain a path: paddock why --path " + cmd + " --op exec"};
+  }
+  return {"`" + cmd + "` could not be executed in the sandbox: " +
+              (r.setup_errno ? std::string(std::strerror(r.setup_errno)) : std::string("failed")) +
+              " (exit code 126); the command never started.",
+          "Explain it: paddock why --path " + cmd + " --op exec"};
+}
+
+// What a shell's own exit code says, for a command that ran a shell.
+std::string exit_code_meaning(const RunResult& r) {
+  if (r.exit_code == 127) return " (a shell's \"command not found\"; the sandbox's PATH: " + r.search_path + ")";
+  if (r.exit_code == 126) return " (a shell's \"cannot execute\")";
+  return "";
 }
 
 }  // namespace
@@ -38,13 +65,15 @@ std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const
   bool limit_hit = r.timed_out || r.oom || !extra.empty();
   if (r.status == RunResult::Status::Signaled && !limit_hit) return out;  // not a sandbox issue
   if (r.status == RunResult::Status::Exited && r.exit_code == 0 && !limit_hit) return out;
+  if ((r.status == RunResult::Status::NotFound || r.status == RunResult::Status::NotExecutable) && !limit_hit)
+    return exec_failure_lines(r);
   switch (r.status) {
     case RunResult::Status::Exited:
       if (r.exit_code == 0) {
         out.push_back("Command exited with code 0, but the sandbox limited it:");
         break;
       }
-      out.push_back("Command exited with code " + std::to_string(r.exit_code) +
+      out.push_back("Command exited with code " + std::to_string(r.exit_code) + exit_code_meaning(r) +
                     ". This may be due to sandbox restrictions.");
       break;
     case RunResult::Status::Signaled:
@@ -94,7 +123,10 @@ std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const
   out.push_back("  --allow <path>     read+write access");
   out.push_back("  --read <path>      read-only access");
   out.push_back("  --write <path>     write-only access");
-  if (p.network.mode != NetMode::Host) out.push_back("  --allow-net        network access");
+  if (p.network.mode != NetMode::Host) {
+    out.push_back("  --allow-domain <host>  network access to one host (HOST[:PORT], *.domain)");
+    out.push_back("  --allow-net        network access");
+  }
   out.push_back("Explain a path: paddock why --path <path> --op read|write|exec");
   return out;
 }

@@ -26,7 +26,12 @@ namespace {
 
 Result<void> check_rule(const std::string& flag, const std::string& text) {
   auto r = net::HostRule::parse(text);
-  if (r) return {};
+  if (r) {
+    if (flag == "--allow-domain") {
+      if (std::string note = net::portless_loopback_note(*r); !note.empty()) print_prefixed({flag + " " + note});
+    }
+    return {};
+  }
   Error e = r.error();
   e.where = flag + " " + text;
   return e;
@@ -46,6 +51,11 @@ Result<std::vector<std::string>> rules_from(const std::string& flag, const std::
     auto rule = net::rule_from_url(g, &unenforced);
     if (!rule) {
       Error e = rule.error();
+      e.where = flag + " " + g;
+      return e;
+    }
+    if (auto r = check_rule(flag, *rule); !r) {
+      Error e = std::move(r).take_error();
       e.where = flag + " " + g;
       return e;
     }

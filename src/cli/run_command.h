@@ -21,7 +21,7 @@ struct RunFlags {
   LimitFlags limits;
   NetFlags net;
   std::vector<std::string> command;
-  bool no_diagnostics = false;
+  bool no_diagnostics = false;  // --quiet-footer (or its older name --no-diagnostics)
   bool exec = false;
   bool no_pty = false;
   std::string net_log;  // --net-log FILE

@@ -319,18 +319,10 @@ void send_listeners(const Plan& plan) {
   std::size_t n = 0;
   for (const net::ListenSpec& l : plan.listeners) {
     if (n == kMax) fail("network listeners", "too many", E2BIG);
-    bool tcp = l.type == net::ListenSpec::Type::Tcp;
-    int s = socket(AF_INET, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC, 0);
+    int s = net::open_listener(l);
+    // An optional socket that cannot be made (net/egress.h): one of another family holds its place.
+    if (s < 0 && l.optional) s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (s < 0) fail("network listener", l.role.c_str());
-    int one = 1;
-    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    struct sockaddr_in sa;
-    std::memset(&sa, 0, sizeof(sa));
-    sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = l.addr_be;
-    sa.sin_port = htons(l.port);
-    if (bind(s, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) < 0) fail("network listener bind", l.role.c_str());
-    if (tcp && listen(s, 256) < 0) fail("network listener listen", l.role.c_str());
     fds[n++] = s;
   }
   send_fds(plan.net_fd, fds, n, "network listeners");

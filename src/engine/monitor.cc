@@ -567,6 +567,7 @@ Result<RunResult> Launch::wait() {
       res.setup_detail = "exited before reporting";
     }
   }
+  res.search_path = search_path;
   if (!hidden_command.empty() &&
       (res.status == RunResult::Status::NotFound || res.status == RunResult::Status::NotExecutable))
     res.warnings.push_back(hidden_command + " exists on the host but the sandbox cannot see it; grant it with " +

@@ -50,6 +50,7 @@ class Launch final : public Execution {
   std::string exec_path;
   std::string hidden_command;  // found on the host's PATH but not visible inside
   std::string hidden_command_grant;  // the flags that would show it (command_grant_flags)
+  std::string search_path;  // the sandbox's PATH (RunResult::search_path)
   std::string isolation;
   bool namespaces = false;
   // The fallback init's sweep signal (fallback_init.h): sent instead of SIGKILL, so that the init

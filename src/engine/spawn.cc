@@ -158,6 +158,9 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
     launch.resources = std::move(rc.value());
   }
   std::vector<std::string> env = sandbox_environment(policy, host_env);
+  for (const std::string& e : env) {
+    if (e.rfind("PATH=", 0) == 0) launch.search_path = e.substr(5);
+  }
   FsPlanInputs fin;
   fin.landlock_abi = feat.landlock_abi;
   fin.namespaces = ns;

@@ -39,6 +39,14 @@ Result<DomainPolicy> DomainPolicy::create(const NetworkPolicy& policy) {
 }
 
 std::string allow_flag_for(std::string_view host, std::uint16_t port) {
+  // A loopback rule without a port misses direct connections (portless_loopback_note): suggest
+  // only what works for every client.
+  auto rule = HostRule::parse(host);
+  if (rule && rule->loopback_only()) {
+    if (port != 0) return "--allow-domain " + join_host_port(host, port);
+    const bool v6 = host.find(':') != std::string_view::npos;
+    return "--allow-domain " + (v6 ? "[" + std::string(host) + "]" : std::string(host)) + ":PORT";
+  }
   bool usual = port == 0 || port == 80 || port == 443;
   return "--allow-domain " + join_host_port(host, usual ? 0 : port);
 }
@@ -117,7 +125,9 @@ Verdict DomainPolicy::decide_address(const IpAddr& addr, std::string_view name,
   }
   // Only an explicit address rule can open a special range, never a name: an allowed name that
   // resolves to 127.0.0.1 or 169.254.169.254 is DNS rebinding or a misconfiguration.
-  std::string exact_flag = "--allow-domain " + join_host_port(a, port);
+  std::string exact_flag = HostRule::parse(a)->loopback_only()
+                               ? allow_flag_for(a, port)
+                               : "--allow-domain " + join_host_port(a, port);
   if (auto why = special_range(addr)) {
     return make(false, Verdict::Why::SpecialAddress, {},
                 via + a + ", a " + *why + " address; only a rule naming the address allows it",
@@ -144,6 +154,12 @@ Verdict DomainPolicy::decide_address(const IpAddr& addr, std::string_view name,
               exact_flag);
 }
 
+bool DomainPolicy::localhost_allows(const IpAddr& addr, std::uint16_t port) const {
+  return std::any_of(allow_.begin(), allow_.end(), [&](const HostRule& r) {
+    return r.kind == HostRule::Kind::Loopback && r.address_matches(addr) && r.port_matches(port);
+  });
+}
+
 std::vector<std::uint16_t> DomainPolicy::named_ports() const {
   std::vector<std::uint16_t> ports;
   for (const auto& r : allow_) {
@@ -164,7 +180,9 @@ Result<HostDecision> explain_host(const NetworkPolicy& policy, std::string_view 
   d.port = port;
   d.mode = std::string(to_string(policy.mode));
   d.verdict = dp->decide_host(host, port);
-  if (policy.mode == NetMode::Filtered && canon && !IpAddr::parse(*canon)) {
+  // "localhost" is the loopback addresses (HostRule::Kind::Loopback): an address, not a name.
+  const bool address = canon && (IpAddr::parse(*canon) || *canon == "localhost");
+  if (policy.mode == NetMode::Filtered && canon && !address) {
     if (d.verdict.allowed) {
       d.notes.push_back("if " + *canon + " resolves to a loopback, private or link-local address, "
                         "the connection is still refused unless a rule names that address");
@@ -179,7 +197,7 @@ Result<HostDecision> explain_host(const NetworkPolicy& policy, std::string_view 
       d.notes.push_back("no port given: the answer is for any port some rule allows");
     }
   }
-  if (policy.mode == NetMode::Filtered && canon && IpAddr::parse(*canon) && d.verdict.allowed) {
+  if (policy.mode == NetMode::Filtered && address && d.verdict.allowed) {
     // A client that connects to the address itself (NO_PROXY, Node's fetch) meets the sandbox's
     // transparent listeners, which exist only on 80, 443 and the ports rules name.
     auto named = dp->named_ports();

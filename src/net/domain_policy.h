@@ -56,6 +56,8 @@ class DomainPolicy {
   // like a special range unless a rule names them; null: not checked (why, unit tests).
   Verdict decide_address(const IpAddr& addr, std::string_view name, std::uint16_t port,
                          const std::vector<IpAddr>* host_addresses = nullptr) const;
+  // Whether a "localhost" allow rule opens this loopback address and port.
+  bool localhost_allows(const IpAddr& addr, std::uint16_t port) const;
   // Ports named by allow rules ("github.com:22" -> 22), sorted, unique.
   std::vector<std::uint16_t> named_ports() const;
   const std::vector<HostRule>& allow_rules() const { return allow_; }
@@ -68,7 +70,8 @@ class DomainPolicy {
 };
 
 // The flag a person would add to allow host:port ("--allow-domain example.com"; the port is
-// named only when it is not 0, 80 or 443).
+// named only when it is not 0, 80 or 443). A loopback host always gets its port, ":PORT" when it
+// is not known: a loopback rule without one is refused (needs_port).
 std::string allow_flag_for(std::string_view host, std::uint16_t port);
 
 // `paddock why --host H [--port P]`.

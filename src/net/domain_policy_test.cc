@@ -290,3 +290,74 @@ TEST(ExplainHostNotes, AddressRuleWithoutThePortSaysDirectClientsNeedIt) {
 }
 }  // namespace
 }  // namespace paddock::net
+
+namespace paddock::net {
+namespace {
+// Issue 30, item 7: "localhost" is the loopback addresses, for the rule's port.
+TEST(LocalhostRule, MeansBothLoopbackAddressesOnItsPort) {
+  auto r = HostRule::parse("LocalHost:8765");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->kind, HostRule::Kind::Loopback);
+  EXPECT_EQ(r->text, "LocalHost:8765");  // shown as written
+  EXPECT_EQ(r->port, 8765);
+  EXPECT_TRUE(r->loopback_only());
+  auto p = make({"localhost:8765"});
+  for (const char* h : {"localhost", "127.0.0.1", "::1", "[::1]"}) {
+    Verdict v = p.decide_host(h, 8765);
+    EXPECT_TRUE(v.allowed) << h << ": " << v.reason;
+    EXPECT_EQ(v.rule, "localhost:8765") << h;
+    EXPECT_FALSE(p.decide_host(h, 8766).allowed) << h;
+  }
+  // Only those two: not the rest of 127.0.0.0/8, not the mapped form, not other names.
+  EXPECT_FALSE(p.decide_host("127.0.0.2", 8765).allowed);
+  EXPECT_FALSE(p.decide_host("::ffff:127.0.0.1", 8765).allowed);
+  EXPECT_FALSE(p.decide_host("localhost.example", 8765).allowed);
+  EXPECT_FALSE(p.decide_host("a.localhost", 8765).allowed);
+  // What "localhost" resolves to upstream is checked address by address, as for any name.
+  EXPECT_TRUE(p.decide_address(*IpAddr::parse("::1"), "localhost", 8765).allowed);
+  EXPECT_FALSE(p.decide_address(*IpAddr::parse("10.0.0.1"), "localhost", 8765).allowed);
+  EXPECT_TRUE(p.localhost_allows(*IpAddr::parse("127.0.0.1"), 8765));
+  EXPECT_FALSE(p.localhost_allows(*IpAddr::parse("127.0.0.1"), 80));
+  EXPECT_FALSE(make({"127.0.0.1:8765"}).localhost_allows(*IpAddr::parse("127.0.0.1"), 8765));
+  EXPECT_EQ(p.named_ports(), (std::vector<std::uint16_t>{8765}));
+  // Deny beats allow, for the name and for each address.
+  auto d = make({"localhost:8765"}, {"127.0.0.1"});
+  EXPECT_FALSE(d.decide_host("127.0.0.1", 8765).allowed);
+  EXPECT_TRUE(d.decide_host("::1", 8765).allowed);
+  auto dl = make({"*"}, {"localhost"});
+  EXPECT_FALSE(dl.decide_host("localhost", 443).allowed);
+}
+
+TEST(LocalhostRule, PortlessLoopbackRulesAreExplained) {
+  for (const char* t : {"localhost", "127.0.0.1", "::1", "127.0.0.0/8"}) {
+    auto r = HostRule::parse(t);
+    ASSERT_TRUE(r.ok()) << t;
+    EXPECT_NE(portless_loopback_note(*r).find(":PORT"), std::string::npos) << t;
+  }
+  for (const char* t : {"localhost:1", "127.0.0.1:8080", "10.0.0.0/8", "example.com", "0.0.0.0/0", "*"}) {
+    auto r = HostRule::parse(t);
+    ASSERT_TRUE(r.ok()) << t;
+    EXPECT_EQ(portless_loopback_note(*r), "") << t;
+  }
+}
+
+// `paddock why` suggests only rules that reach loopback for every client: with the port.
+TEST(LocalhostRule, SuggestionsForLoopbackNameThePort) {
+  EXPECT_EQ(allow_flag_for("127.0.0.1", 0), "--allow-domain 127.0.0.1:PORT");
+  EXPECT_EQ(allow_flag_for("::1", 0), "--allow-domain [::1]:PORT");
+  EXPECT_EQ(allow_flag_for("localhost", 443), "--allow-domain localhost:443");
+  EXPECT_EQ(allow_flag_for("example.com", 443), "--allow-domain example.com");
+  auto none = explain_host(filtered({"example.com"}), "127.0.0.1", 0);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->verdict.suggestion, "--allow-domain 127.0.0.1:PORT");
+  auto named = explain_host(filtered({"example.com"}), "localhost", 8765);
+  ASSERT_TRUE(named.ok());
+  EXPECT_FALSE(named->verdict.allowed);
+  EXPECT_EQ(named->verdict.suggestion, "--allow-domain localhost:8765");
+  auto ok = explain_host(filtered({"localhost:8765"}), "localhost", 8765);
+  ASSERT_TRUE(ok.ok());
+  EXPECT_TRUE(ok->verdict.allowed);
+  for (const auto& n : ok->notes) EXPECT_EQ(n.find("still refused"), std::string::npos) << n;
+}
+}  // namespace
+}  // namespace paddock::net

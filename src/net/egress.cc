@@ -17,6 +17,7 @@
 
 #include "net/host_rule.h"
 #include "net/io.h"
+#include "net/refusal.h"
 #include "net/session.h"
 
 namespace paddock::net {
@@ -24,6 +25,12 @@ namespace {
 
 constexpr std::uint16_t kDnsPort = 53;
 constexpr std::size_t kMaxHandlers = 1024;  // concurrent handshakes; more are closed at once
+
+bool has_family(int fd, int family) {
+  int domain = 0;
+  socklen_t len = sizeof(domain);
+  return fd >= 0 && ::getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain == family;
+}
 
 class Filter final : public EgressFilter {
  public:
@@ -43,6 +50,7 @@ class Filter final : public EgressFilter {
   void accept_loop();
   void spawn(ListenSpec::Role role, ListenSpec::Type type, sys::UniqueFd fd);
   void serve_udp(int fd);
+  void read_refusals(int fd);
 
   std::unique_ptr<FilterCore> core_;
   std::vector<ListenSpec> specs_;
@@ -83,6 +91,16 @@ std::vector<ListenSpec> Filter::listeners() const {
     add(ListenSpec::Type::Tcp, ListenSpec::Role::Transparent, INADDR_ANY, p,
         "transparent:" + std::to_string(p));
   }
+  // IPv6 on the ports of rules that open ::1 ("localhost:8765", "[::1]:8765"): a client that
+  // tries ::1 first (curl localhost:8765 where /etc/hosts has "::1 localhost") is taken there.
+  for (auto p : core_->policy.named_ports()) {
+    if (!core_->policy.decide_address(*IpAddr::parse("::1"), {}, p).allowed) continue;
+    add(ListenSpec::Type::Tcp, ListenSpec::Role::Transparent, 0, p, "transparent6:" + std::to_string(p));
+    out.back().v6 = true;
+    out.back().optional = true;
+  }
+  add(ListenSpec::Type::Packet, ListenSpec::Role::Watch, 0, 0, "refusals");
+  out.back().optional = true;
   return out;
 }
 
@@ -119,6 +137,7 @@ Result<void> Filter::serve(std::vector<sys::UniqueFd> sockets) {
     return errno_error("epoll_ctl", errno, "egress filter");
   }
   for (std::size_t i = 0; i < sockets.size(); ++i) {
+    if (specs_[i].optional && !has_family(sockets[i].get(), listener_family(specs_[i]))) sockets[i].reset();
     if (!sockets[i]) continue;
     set_nonblocking(sockets[i].get());
     ev.data.u64 = i;
@@ -155,6 +174,10 @@ void Filter::accept_loop() {
         serve_udp(lfd);
         continue;
       }
+      if (spec.type == ListenSpec::Type::Packet) {
+        read_refusals(lfd);
+        continue;
+      }
       for (int k = 0; k < 64; ++k) {
         int c = ::accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (c < 0) {
@@ -184,6 +207,24 @@ void Filter::serve_udp(int fd) {
   }
 }
 
+void Filter::read_refusals(int fd) {
+  std::uint8_t buf[256];
+  for (int k = 0; k < 64; ++k) {
+    ssize_t n = ::recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+    if (n < 0) return;
+    auto r = parse_refusal(buf, static_cast<std::size_t>(n));
+    if (!r) continue;
+    // A client that tries ::1 first (curl, Python's create_connection for "localhost") falls back
+    // to 127.0.0.1, where a listener on that port takes the connection and the filter decides and
+    // records it: the first attempt is not a refusal to name.
+    const bool v4_listened = std::any_of(specs_.begin(), specs_.end(), [&](const ListenSpec& s) {
+      return s.type == ListenSpec::Type::Tcp && !s.v6 && s.port == r->port;
+    });
+    if (r->addr == *IpAddr::parse("::1") && v4_listened) continue;
+    record_refusal(*core_, *r);
+  }
+}
+
 void Filter::spawn(ListenSpec::Role role, ListenSpec::Type, sys::UniqueFd fd) {
   {
     std::lock_guard lock(mu_);
@@ -197,6 +238,7 @@ void Filter::spawn(ListenSpec::Role role, ListenSpec::Type, sys::UniqueFd fd) {
         case ListenSpec::Role::Proxy: handle_proxy(*core, std::move(fd)); break;
         case ListenSpec::Role::Transparent: handle_transparent(*core, std::move(fd)); break;
         case ListenSpec::Role::Dns: handle_dns_tcp(*core, std::move(fd)); break;
+        case ListenSpec::Role::Watch: break;  // read by the acceptor, never accepted
       }
       std::lock_guard lock(mu_);
       if (--handlers_ == 0) cv_.notify_all();
@@ -215,6 +257,11 @@ void Filter::stop() {
   std::uint64_t one = 1;
   (void)!::write(stop_.get(), &one, sizeof(one));
   if (acceptor_.joinable()) acceptor_.join();
+  // A refusal just before the end is queued on the watch already (the kernel taps the reset
+  // before the client's connect returns): read it, so the footer has it.
+  for (std::size_t i = 0; i < sockets_.size(); ++i) {
+    if (specs_[i].type == ListenSpec::Type::Packet && sockets_[i]) read_refusals(sockets_[i].get());
+  }
   {
     // Handshakes watch the stop eventfd; a getaddrinfo in progress finishes first.
     std::unique_lock lock(mu_);

@@ -24,15 +24,20 @@ namespace paddock::net {
 
 // A socket the child creates inside the sandbox's network namespace.
 struct ListenSpec {
-  enum class Type { Tcp, Udp };
+  enum class Type { Tcp, Udp, Packet };
   enum class Role {
     Proxy,        // HTTP forward proxy, HTTP CONNECT and SOCKS5 on one port
     Dns,          // the sandbox's DNS server (UDP and TCP)
     Transparent,  // catches clients that ignore proxy variables (port 80, 443, ports named in rules)
+    Watch,        // Type::Packet: sees connections refused inside the sandbox (net/refusal.h)
   };
   Type type = Type::Tcp;
   Role kind = Role::Proxy;
   std::uint32_t addr_be = 0;  // IPv4 address, network byte order (INADDR_LOOPBACK, INADDR_ANY)
+  bool v6 = false;            // instead: IPv6, on [::] only (IPV6_V6ONLY); addr_be unused
+  // The run goes on without it (no CAP_NET_RAW for a Watch, no IPv6 in the kernel): the child
+  // sends a socket of another family in its place, which serve() leaves out.
+  bool optional = false;
   std::uint16_t port = 0;     // host byte order
   std::string role;           // "proxy", "dns", "transparent:443", ... (for logs)
 };
@@ -40,6 +45,8 @@ struct ListenSpec {
 // Async-signal-safe (socket, setsockopt, bind, listen only): creates the socket for `spec` in the
 // caller's network namespace, close-on-exec. Returns the fd, or -1 with errno set.
 int open_listener(const ListenSpec& spec);
+// The socket family open_listener() makes for `spec` (AF_INET, AF_INET6, AF_PACKET).
+int listener_family(const ListenSpec& spec);
 
 // One line of the decision log: how often this host/port/protocol was allowed or denied.
 using DecisionRecord = NetworkDecision;

@@ -7,6 +7,9 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "net/dns_message.h"
 #include "net/egress.h"
 #include "net/testing_netns.h"
@@ -19,6 +22,32 @@ namespace {
 using testing::Server;
 
 constexpr std::uint32_t kLoopback = 0x7f000001;
+
+// A filter for `p`, serving listeners made in a namespace of their own (skips without one).
+void serve_in_netns(const NetworkPolicy& p, const EgressOptions& o, std::unique_ptr<EgressFilter>* filter,
+                    std::optional<testing::Netns>* ns) {
+  auto f = create_egress_filter(p, o);
+  ASSERT_TRUE(f.ok()) << f.error().describe();
+  *filter = std::move(*f);
+  std::vector<sys::UniqueFd> fds;
+  std::string why;
+  *ns = testing::Netns::start((*filter)->listeners(), &fds, &why);
+  if (!*ns) GTEST_SKIP() << why;
+  auto r = (*filter)->serve(std::move(fds));
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+}
+
+// The decision for host:port, once the filter has recorded it (refusals are read from the
+// namespace's packet socket on the filter's own thread), or nullopt after two seconds.
+std::optional<DecisionRecord> decision_for(const EgressFilter& f, const std::string& host, std::uint16_t port) {
+  for (int i = 0; i < 200; ++i) {
+    for (const auto& d : f.decisions()) {
+      if (d.host == host && d.port == port) return d;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return std::nullopt;
+}
 
 class EgressNetns : public ::testing::Test {
  protected:
@@ -35,15 +64,7 @@ class EgressNetns : public ::testing::Test {
                  {"tls.test", at(tls_->port())},
                  {"ssh.test", at(ssh_->port())},
                  {"denied.test", at(web_->port())}};
-    auto f = create_egress_filter(p, o);
-    ASSERT_TRUE(f.ok()) << f.error().describe();
-    filter_ = std::move(*f);
-    std::vector<sys::UniqueFd> fds;
-    std::string why;
-    ns_ = testing::Netns::start(filter_->listeners(), &fds, &why);
-    if (!ns_) GTEST_SKIP() << why;
-    auto r = filter_->serve(std::move(fds));
-    ASSERT_TRUE(r.ok()) << r.error().describe();
+    serve_in_netns(p, o, &filter_, &ns_);
   }
   void TearDown() override {
     if (filter_) filter_->stop();
@@ -197,6 +218,108 @@ TEST_F(EgressNetns, DirectConnectionsHaveNowhereToGo) {
   EXPECT_FALSE(d.valid());
   EXPECT_EQ(err, ECONNREFUSED) << std::strerror(err);
   EXPECT_EQ(web_->accepted(), 0);
+
+  // That refusal happened in the sandbox's kernel, yet it is recorded and named (issue 30, item
+  // 7), with the rule that carries the port ("127.0.0.1" without a port reaches it through the
+  // proxy only).
+  auto rec = decision_for(*filter_, "127.0.0.1", web_->port());
+  ASSERT_TRUE(rec) << "the refused direct connection is not in the decisions";
+  EXPECT_FALSE(rec->allowed);
+  EXPECT_EQ(rec->protocol, "tcp");
+  EXPECT_NE(rec->reason.find("nothing listens on 127.0.0.1:" + std::to_string(web_->port())), std::string::npos)
+      << rec->reason;
+  EXPECT_EQ(rec->allow_with, "--allow-domain 127.0.0.1:" + std::to_string(web_->port()));
+  auto denied = filter_->denied_hosts();
+  EXPECT_NE(std::find(denied.begin(), denied.end(), "127.0.0.1:" + std::to_string(web_->port())), denied.end());
+}
+
+TEST_F(EgressNetns, DirectConnectionToAnAllowedNameOnAnotherPortIsNamed) {
+  std::uint32_t a = resolve("allowed.test");
+  ASSERT_NE(a, 0u);
+  int err = 0;
+  auto c = ns_->tcp(a, 8081, &err);  // allowed.test has a rule, but no listener on 8081
+  EXPECT_FALSE(c.valid());
+  EXPECT_EQ(err, ECONNREFUSED) << std::strerror(err);
+  auto rec = decision_for(*filter_, "allowed.test", 8081);
+  ASSERT_TRUE(rec);
+  EXPECT_FALSE(rec->allowed);
+  EXPECT_EQ(rec->allow_with, "--allow-domain allowed.test:8081");
+}
+
+TEST_F(EgressNetns, ConnectionsTheFilterTakesAreNotCountedAsRefused) {
+  int err = 0;
+  auto c = ns_->tcp(kLoopback, 3128, &err);
+  ASSERT_TRUE(c.valid()) << std::strerror(err);
+  c.reset();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  for (const auto& d : filter_->decisions()) EXPECT_NE(d.port, 3128) << d.host << " " << d.reason;
+}
+
+// A filter with these allow rules, its listeners in a namespace of their own.
+class EgressNetnsLocalhost : public ::testing::Test {
+ protected:
+  void start(std::vector<std::string> allow) {
+    NetworkPolicy p;
+    p.mode = NetMode::Filtered;
+    p.allow_domains = std::move(allow);
+    serve_in_netns(p, {}, &filter_, &ns_);
+  }
+  void TearDown() override {
+    if (filter_) filter_->stop();
+  }
+  Server web_{Server::http()};
+  std::unique_ptr<EgressFilter> filter_;
+  std::optional<testing::Netns> ns_;
+};
+
+// `--allow-domain localhost:PORT` means the loopback addresses on that port: a client that
+// connects to 127.0.0.1 itself (curl localhost:PORT skips the proxy) reaches the host's service.
+TEST_F(EgressNetnsLocalhost, LocalhostRuleOpensTheLoopbackAddresses) {
+  const std::string port = std::to_string(web_.port());
+  start({"localhost:" + port});
+  if (IsSkipped() || HasFatalFailure()) return;
+
+  int err = 0;
+  auto c = ns_->tcp(kLoopback, web_.port(), &err);
+  ASSERT_TRUE(c.valid()) << std::strerror(err);
+  testing::send_all(c.get(), "GET /d HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(testing::read_all(c.get()).find("200 OK"), std::string::npos);
+  // Through the proxy, by name.
+  auto q = ns_->tcp(kLoopback, 3128, &err);
+  ASSERT_TRUE(q.valid()) << std::strerror(err);
+  testing::send_all(q.get(), "GET http://localhost:" + port + "/p HTTP/1.1\r\nHost: localhost:" + port + "\r\n\r\n");
+  EXPECT_NE(testing::read_all(q.get()).find("200 OK"), std::string::npos);
+  // To ::1, as curl localhost:PORT tries first where /etc/hosts says "::1 localhost": taken by
+  // the IPv6 listener for that port and carried to the host's localhost (127.0.0.1 answers here).
+  auto six = ns_->tcp6_loopback(web_.port(), &err);
+  ASSERT_TRUE(six.valid()) << std::strerror(err);
+  testing::send_all(six.get(), "GET /six HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(testing::read_all(six.get()).find("200 OK"), std::string::npos);
+  EXPECT_EQ(web_.accepted(), 3);
+  // Another port stays closed.
+  auto other = ns_->tcp(kLoopback, 3128, &err);
+  testing::send_all(other.get(), "GET http://localhost:1/ HTTP/1.1\r\nHost: localhost:1\r\n\r\n");
+  EXPECT_NE(testing::read_all(other.get()).find("403"), std::string::npos);
+  filter_->stop();
+  for (const auto& d : filter_->decisions()) EXPECT_TRUE(d.allowed || d.port == 1) << d.host << ":" << d.port;
+}
+
+// A rule for 127.0.0.1:PORT opens no IPv6 listener: a client's first try at ::1 is refused there
+// and it falls back to 127.0.0.1 (so that try is not named); a refusal on a port nothing takes
+// on 127.0.0.1 either is named.
+TEST_F(EgressNetnsLocalhost, FirstTryAtIpv6LoopbackIsNotNamedWhenIpv4IsTaken) {
+  start({"127.0.0.1:" + std::to_string(web_.port())});
+  if (IsSkipped() || HasFatalFailure()) return;
+  for (const auto& l : filter_->listeners()) EXPECT_FALSE(l.v6) << l.role;
+  int err = 0;
+  EXPECT_FALSE(ns_->tcp6_loopback(web_.port(), &err).valid());
+  EXPECT_EQ(err, ECONNREFUSED);
+  EXPECT_FALSE(ns_->tcp6_loopback(1, &err).valid());
+  auto named = decision_for(*filter_, "::1", 1);
+  ASSERT_TRUE(named);
+  EXPECT_EQ(named->allow_with, "--allow-domain [::1]:1");
+  filter_->stop();
+  for (const auto& d : filter_->decisions()) EXPECT_NE(d.port, web_.port()) << d.host;
 }
 
 TEST_F(EgressNetns, ProxyPortInsideTheNamespace) {

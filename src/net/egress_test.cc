@@ -114,7 +114,8 @@ TEST(Egress, ListenersEnvironmentResolvConf) {
   std::vector<std::string> roles;
   for (const auto& l : ls) roles.push_back(l.role + "@" + std::to_string(l.port));
   EXPECT_EQ(roles, (std::vector<std::string>{"proxy@3128", "dns@53", "dns-tcp@53", "transparent:80@80",
-                                             "transparent:443@443", "transparent:22@22"}));
+                                             "transparent:443@443", "transparent:22@22",
+                                             "refusals@0"}));
   EXPECT_EQ(ls[0].addr_be, htonl(INADDR_LOOPBACK));
   EXPECT_EQ(ls[3].addr_be, htonl(INADDR_ANY));
   auto env = (*f)->environment();

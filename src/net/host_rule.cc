@@ -156,7 +156,7 @@ Result<HostRule> HostRule::parse(std::string_view text) {
   if (host.find('*') != std::string::npos) return bad("\"*\" is only allowed as a leading \"*.\"");
   auto name = canonical_host(host);
   if (!name) return bad("invalid host name");
-  r.kind = Kind::Name;
+  r.kind = *name == "localhost" ? Kind::Loopback : Kind::Name;
   r.name = *name;
   return r;
 }
@@ -167,11 +167,38 @@ bool HostRule::host_matches(std::string_view host) const {
     case Kind::Any: return !ip || !special_range(*ip);
     case Kind::Address: return ip && cidr.contains(*ip);
     case Kind::Name: return !ip && host == name;
+    case Kind::Loopback: return ip ? address_matches(*ip) : host == name;
     case Kind::Suffix:
       return !ip && host.size() > name.size() + 1 && host.ends_with(name) &&
              host[host.size() - name.size() - 1] == '.';
   }
   return false;
+}
+
+bool HostRule::address_matches(const IpAddr& a) const {
+  switch (kind) {
+    case Kind::Address: return cidr.contains(a);
+    case Kind::Loopback: return a == *IpAddr::parse("127.0.0.1") || a == *IpAddr::parse("::1");
+    default: return false;
+  }
+}
+
+bool HostRule::loopback_only() const {
+  if (kind == Kind::Loopback) return true;
+  if (kind != Kind::Address) return false;
+  static const Cidr v4 = *Cidr::parse("127.0.0.0/8");
+  static const Cidr v6 = *Cidr::parse("::1");
+  const Cidr& within = cidr.base.family == AF_INET ? v4 : v6;
+  return cidr.prefix >= within.prefix && within.contains(cidr.base);
+}
+
+std::string portless_loopback_note(const HostRule& allow) {
+  if (allow.port != 0 || !allow.loopback_only()) return {};
+  std::string host = allow.kind == HostRule::Kind::Loopback ? allow.name : allow.cidr.to_string();
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  return allow.text + " has no port: it opens every port through the proxy, but programs that "
+         "connect to " + (allow.kind == HostRule::Kind::Loopback ? "localhost" : "loopback") +
+         " directly get through only on ports a rule names: write " + host + ":PORT";
 }
 
 }  // namespace paddock::net

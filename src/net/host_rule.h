@@ -7,6 +7,8 @@
 //   203.0.113.7        this address (as a host, or as what an allowed name resolves to)
 //   10.0.0.0/8:5432    an address range, port 5432 only
 //   [::1]:8080         IPv6 addresses in brackets when a port follows
+//   localhost:8765     the loopback addresses 127.0.0.1 and ::1 (and the name "localhost"), port
+//                      8765; stored and shown as written
 //
 // Names are matched case-insensitively, without a trailing dot. Pure: no syscalls.
 #pragma once
@@ -26,7 +28,8 @@ struct HostRule {
     Name,     // exact host name
     Suffix,   // "*.domain": strict subdomains of `name`
     Any,      // "*"
-    Address,  // an IP address or CIDR range
+    Address,   // an IP address or CIDR range
+    Loopback,  // "localhost": the name, 127.0.0.1 and ::1
   };
   Kind kind = Kind::Name;
   std::string name;        // lowercase; for Suffix the part after "*."
@@ -40,8 +43,18 @@ struct HostRule {
   // Host is canonical (see canonical_host). A host that is an IP literal matches Address rules
   // (and Any, for public addresses); a name matches Name, Suffix and Any rules.
   bool host_matches(std::string_view host) const;
-  bool address_matches(const IpAddr& a) const { return kind == Kind::Address && cidr.contains(a); }
+  bool address_matches(const IpAddr& a) const;
+  // Whether the rule opens only loopback addresses (localhost, 127.0.0.0/8 or a part of it, ::1).
+  bool loopback_only() const;
 };
+
+// What a person should know about an allow rule that opens only loopback without a port
+// ("localhost", "127.0.0.1", "::1"), or "" for any other rule. Such a rule means every port, as a
+// name without a port does, but only for clients that use the proxy: programs reach loopback
+// directly (NO_PROXY has it; Node's fetch ignores proxies), and inside the sandbox direct
+// connections are carried to the host only on ports 80, 443 and those rules name. The footer
+// names each refused one with the rule to add (issue 30, item 7).
+std::string portless_loopback_note(const HostRule& allow);
 
 // Lowercases, strips one trailing dot and brackets around IPv6 literals, canonicalises IP literals
 // ("::0001" -> "::1"), and checks the syntax of names. nullopt if it is not a valid host.

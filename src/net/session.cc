@@ -56,8 +56,13 @@ Attempt attempt(FilterCore& core, const std::string& raw_host, std::uint16_t por
     a.verdict = v;
     return a;
   }
-  auto up = connect_upstream(core.policy, host, port, core.resolve, core.options.connect_timeout,
-                             core.stop_fd);
+  // A loopback address that a "localhost" rule opened means the host's localhost: both loopback
+  // addresses are tried, so a service listening on only one of them answers whichever the
+  // client chose (each address is still decided on its own upstream).
+  auto ip = IpAddr::parse(host);
+  const bool localhost = ip && core.policy.localhost_allows(*ip, port);
+  auto up = connect_upstream(core.policy, localhost ? "localhost" : host, port, core.resolve,
+                             core.options.connect_timeout, core.stop_fd);
   switch (up.status) {
     case UpstreamOutcome::Status::Connected:
       core.log.record(host, port, protocol, v);
@@ -311,6 +316,26 @@ void handle_transparent(FilterCore& core, sys::UniqueFd client) {
   }
   if (!buf.empty() && !write_all(a.fd.get(), buf, dl, core.stop_fd)) return;
   relay(core, std::move(client), std::move(a.fd));
+}
+
+void record_refusal(FilterCore& core, const RefusedConnection& refused) {
+  core.counters.denied++;
+  Verdict v;
+  v.why = Verdict::Why::NoRule;
+  std::string host;
+  if (auto name = core.names.lookup(refused.addr)) {
+    host = *name;
+    v.reason = "a direct connection to " + join_host_port(host, refused.port) +
+               " (its address in the sandbox, not the proxy) was refused: direct connections are "
+               "taken only on ports 80, 443 and those rules name";
+    v.suggestion = "--allow-domain " + join_host_port(host, refused.port);
+  } else {
+    host = refused.addr.to_string();
+    v.reason = "connection refused inside the sandbox: nothing listens on " +
+               join_host_port(host, refused.port) + " there, and no rule carries that port to the host";
+    v.suggestion = allow_flag_for(host, refused.port);
+  }
+  core.log.record(host, refused.port, "tcp", v);
 }
 
 std::vector<std::uint8_t> answer_dns(FilterCore& core, const std::uint8_t* msg, std::size_t len) {

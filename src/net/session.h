@@ -12,6 +12,7 @@
 #include "net/domain_policy.h"
 #include "net/egress.h"
 #include "net/name_map.h"
+#include "net/refusal.h"
 #include "net/relay.h"
 #include "net/upstream.h"
 #include "sys/unique_fd.h"
@@ -38,6 +39,9 @@ struct FilterCore {
 void handle_proxy(FilterCore& core, sys::UniqueFd client);
 void handle_transparent(FilterCore& core, sys::UniqueFd client);
 void handle_dns_tcp(FilterCore& core, sys::UniqueFd client);
+// A connection the sandbox's own kernel refused (net/refusal.h): recorded as denied, named by
+// the name behind a synthetic address when it is one, with the rule that would carry it.
+void record_refusal(FilterCore& core, const RefusedConnection& refused);
 // The reply to one DNS message (empty: send nothing).
 std::vector<std::uint8_t> answer_dns(FilterCore& core, const std::uint8_t* msg, std::size_t len);
 

@@ -18,13 +18,14 @@
 #include <string>
 #include <vector>
 
+#include "net/address.h"
 #include "net/egress.h"
 #include "sys/unique_fd.h"
 
 namespace paddock::net::testing {
 
 struct NsRequest {
-  int op;  // 1: TCP connect, 2: UDP socket connected
+  int op;  // 1: TCP connect, 2: UDP socket connected, 3: TCP connect to [::1] (addr_be unused)
   std::uint32_t addr_be;
   std::uint16_t port;
 };
@@ -129,6 +130,7 @@ class Netns {
   }
   sys::UniqueFd tcp(std::uint32_t addr, std::uint16_t port, int* err) { return open(1, addr, port, err); }
   sys::UniqueFd udp(std::uint32_t addr, std::uint16_t port, int* err) { return open(2, addr, port, err); }
+  sys::UniqueFd tcp6_loopback(std::uint16_t port, int* err) { return open(3, 0, port, err); }
 
  private:
   [[noreturn]] static void child(int sock, const std::vector<ListenSpec>& specs) {
@@ -149,6 +151,7 @@ class Netns {
     int n = 0;
     for (const auto& spec : specs) {
       int fd = open_listener(spec);
+      if (fd < 0 && spec.optional) fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
       if (fd < 0) {
         send_fds(sock, nullptr, 0, errno);
         ::_exit(1);
@@ -159,12 +162,12 @@ class Netns {
     for (int i = 0; i < n; ++i) ::close(fds[i]);
     NsRequest r;
     while (::recv(sock, &r, sizeof(r), 0) == sizeof(r)) {
-      int fd = ::socket(AF_INET, (r.op == 1 ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC, 0);
-      sockaddr_in sa{};
-      sa.sin_family = AF_INET;
-      sa.sin_addr.s_addr = r.addr_be;
-      sa.sin_port = htons(r.port);
-      if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0) {
+      const bool v6 = r.op == 3;
+      int fd = ::socket(v6 ? AF_INET6 : AF_INET, (r.op == 2 ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
+      IpAddr to = v6 ? *IpAddr::parse("::1") : IpAddr::v4(ntohl(r.addr_be));
+      sockaddr_storage ss{};
+      socklen_t len = to_sockaddr(to, r.port, &ss);
+      if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&ss), len) != 0) {
         int e = errno;
         if (fd >= 0) ::close(fd);
         send_fds(sock, nullptr, 0, e);

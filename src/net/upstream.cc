@@ -24,6 +24,11 @@ Resolved resolve(const std::string& host, const ResolveMap& map) {
     r.addrs.push_back(*ip);
     return r;
   }
+  if (host == "localhost") {
+    // The host's loopback by definition, whatever its resolver says (RFC 6761).
+    r.addrs = {*IpAddr::parse("127.0.0.1"), *IpAddr::parse("::1")};
+    return r;
+  }
   if (!map.empty()) {
     auto it = map.find(host);
     if (it == map.end()) {

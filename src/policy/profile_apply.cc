@@ -80,6 +80,9 @@ class ProfileReader {
     if (auto* t = section(doc, "sandbox", profile_keys("sandbox"))) sandbox(*t);
     if (auto* t = section(doc, "command", profile_keys("command"))) command(*t);
     if (auto* t = section(doc, "undo", profile_keys("undo"))) undo(*t);
+    if (auto* t = section(doc, "footer", profile_keys("footer"))) {
+      if (auto v = flag(*t, "footer", "quiet")) b_.quiet_footer(*v);
+    }
     if (err_) return *err_;
     return ok_result();
   }

@@ -4,7 +4,8 @@ namespace paddock {
 
 const std::vector<ProfileTable>& profile_tables() {
   static const std::vector<ProfileTable> tables = {
-      {"", {"extends", "description", "filesystem", "network", "env", "limits", "sandbox", "command", "undo"}},
+      {"", {"extends", "description", "filesystem", "network", "env", "limits", "sandbox", "command", "undo",
+            "footer"}},
       {"filesystem",
        {"allow", "read", "write", "allow_if_exists", "read_if_exists", "write_if_exists", "create", "create_files",
         "cwd"}},
@@ -16,6 +17,7 @@ const std::vector<ProfileTable>& profile_tables() {
       {"sandbox", {"require_namespaces"}},
       {"undo", {"enabled", "excludes", "default_excludes", "max_checkpoints", "max_bytes", "store_quota"}},
       {"command", {"name", "args", "conflicts", "conflict_message"}},
+      {"footer", {"quiet"}},
   };
   return tables;
 }

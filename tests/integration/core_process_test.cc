@@ -145,6 +145,53 @@ TEST(CoreFooter, OnFailureOnly) {
   EXPECT_FALSE(contains(quiet.err, "[paddock]")) << describe(quiet);
 }
 
+// Issue 30, item 8: "command not found" and a file that is not executable get a short footer
+// that names what failed (and the PATH), not the fourteen lines of policy; the grants name
+// --allow-domain; --quiet-footer and a profile's [footer] quiet = true turn it off.
+TEST(CoreFooter, ExecFailuresAreShortAndNamed) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  auto nf = w.paddock({"run", "--env", "PATH=/usr/bin:/bin", "--", "no-such-command-paddock-kt"});
+  EXPECT_EQ(nf.code, 127) << describe(nf);
+  EXPECT_TRUE(contains(nf.err, "[paddock] `no-such-command-paddock-kt` was not found in the sandbox's PATH "
+                               "(exit code 127): /usr/bin:/bin")) << describe(nf);
+  EXPECT_FALSE(contains(nf.err, "Sandbox policy")) << describe(nf);
+  int footer = 0;
+  for (const auto& l : split_lines(nf.err)) footer += l.rfind("[paddock]", 0) == 0;
+  EXPECT_LE(footer, 3) << describe(nf);
+
+  write_file(w.project + "/not-exec.sh", "#!/bin/sh\necho hi\n", 0644);
+  auto ne = w.paddock({"run", "--", w.project + "/not-exec.sh"});
+  EXPECT_EQ(ne.code, 126) << describe(ne);
+  EXPECT_TRUE(contains(ne.err, "`" + w.project + "/not-exec.sh` could not be executed in the sandbox: "
+                               "Permission denied (exit code 126)")) << describe(ne);
+  EXPECT_TRUE(contains(ne.err, "paddock why --path " + w.project + "/not-exec.sh --op exec")) << describe(ne);
+  EXPECT_FALSE(contains(ne.err, "Sandbox policy")) << describe(ne);
+
+  // A shell's own 127 keeps the whole footer, which says what the code means and names the grants.
+  auto sh = w.paddock({"run", "--", "/bin/sh", "-c", "no-such-command-paddock-kt"});
+  EXPECT_EQ(sh.code, 127) << describe(sh);
+  EXPECT_TRUE(contains(sh.err, "Command exited with code 127 (a shell's \"command not found\"")) << describe(sh);
+  EXPECT_TRUE(contains(sh.err, "--allow-domain <host>")) << describe(sh);
+
+  auto quiet = w.paddock({"run", "--quiet-footer", "--", "no-such-command-paddock-kt"});
+  EXPECT_EQ(quiet.code, 127) << describe(quiet);
+  EXPECT_FALSE(contains(quiet.err, "[paddock]")) << describe(quiet);
+  EXPECT_TRUE(contains(quiet.err, "command not found")) << "the error itself stays: " << describe(quiet);
+
+  write_file(w.home + "/.config/paddock/profiles/quiet.toml", "[footer]\nquiet = true\n");
+  auto prof = w.probe_run({"--profile", "quiet"}, {"exit", "3"});
+  EXPECT_EQ(prof.code, 3) << describe(prof);
+  EXPECT_FALSE(contains(prof.err, "[paddock]")) << describe(prof);
+  write_file(w.home + "/.config/paddock/profiles/loud.toml", "[footer]\nquiet = false\n");
+  auto loud = w.probe_run({"--profile", "loud"}, {"exit", "3"});
+  EXPECT_TRUE(contains(loud.err, "may be due to")) << describe(loud);
+  write_file(w.home + "/.config/paddock/profiles/typo.toml", "[footer]\nquite = true\n");
+  auto typo = w.probe_run({"--profile", "typo"}, {"exit", "3"});
+  EXPECT_EQ(typo.code, 2) << describe(typo);
+  EXPECT_TRUE(contains(typo.err, "typo.toml:2:1")) << describe(typo);
+}
+
 TEST(CoreSignals, SigtermForwarded) {
   KTEST_REQUIRE_BINARIES();
   World w;

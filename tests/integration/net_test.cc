@@ -59,6 +59,10 @@ def op(spec):
             s = socket.create_connection((a[0], int(a[1])), timeout=10)
             s.sendall(("GET /d HTTP/1.1\r\nHost: %s:%s\r\nConnection: close\r\n\r\n" % (a[0], a[1])).encode())
             return "direct " + (head(s) or "reset")
+        if kind == "direct6":  # to [::1]:port itself, as curl localhost:port tries first
+            s = socket.create_connection(("::1", int(a[0])), timeout=10)
+            s.sendall(b"GET /d6 HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            return "direct6 " + (head(s) or "reset")
         if kind == "banner":  # a server that speaks first (ssh-like), reached by name and port
             s = socket.create_connection((socket.gethostbyname(a[0]), int(a[1])), timeout=10)
             line = s.makefile("rb").readline().decode().strip()
@@ -508,3 +512,72 @@ TEST_F(Net, AddressRuleWorksForDirectConnections) {
   EXPECT_EQ(why.code, 0) << ktest::describe(why);
   EXPECT_TRUE(ktest::contains(why.out, target + ": allowed")) << ktest::describe(why);
 }
+
+namespace {
+
+// Issue 30, item 7: `--allow-domain localhost:PORT` then a client that skips the proxy for
+// localhost (NO_PROXY; curl localhost:PORT, Python's create_connection) reaches the host's
+// service: localhost is the loopback addresses on that port. The client tries ::1 first where
+// the system says so, and 127.0.0.1 after: neither is named as blocked.
+TEST_F(Net, LocalhostRuleReachesAHostServiceDirectly) {
+  Server web(Server::http());
+  const std::string rule = "localhost:" + port(web);
+  auto p = client({"--allow-domain", rule}, {"direct:localhost:" + port(web), "get:localhost:" + port(web) + ":u",
+                                            "direct:127.0.0.1:" + port(web), "direct6:" + port(web), "fail"});
+  auto l = lines(p);
+  ASSERT_EQ(l.size(), 4u) << ktest::describe(p);
+  EXPECT_EQ(l[0], "direct HTTP/1.1 200 OK");
+  EXPECT_EQ(l[1].rfind("status 200", 0), 0u) << l[1];
+  EXPECT_EQ(l[2], "direct HTTP/1.1 200 OK");
+  EXPECT_EQ(l[3], "direct6 HTTP/1.1 200 OK");  // [::1] inside, the host's 127.0.0.1 answers
+  EXPECT_EQ(web.accepted(), 4);
+  EXPECT_FALSE(ktest::contains(p.err, "network: blocked")) << ktest::describe(p);
+
+  // Another port on localhost stays closed, and the refusal is named.
+  auto other = client({"--allow-domain", rule}, {"direct:localhost:1", "fail"});
+  EXPECT_TRUE(ktest::contains(other.err, "blocked 127.0.0.1:1 (tcp) — allow with --allow-domain 127.0.0.1:1"))
+      << ktest::describe(other);
+
+  auto why = world_->paddock({"why", "--host", "localhost:" + port(web), "--allow-domain", rule});
+  EXPECT_EQ(why.code, 0) << ktest::describe(why);
+  EXPECT_TRUE(ktest::contains(why.out, "rule: " + rule)) << ktest::describe(why);
+}
+
+// Issue 30, item 7: `--allow-domain 127.0.0.1` (no port) means every port, as a name without a
+// port does, through the proxy; a program that connects to 127.0.0.1 directly on a port no rule
+// names is refused inside the sandbox, and that refusal is named in the footer and the net log
+// with the rule that carries it. paddock says so when the rule is given, and `why` suggests only
+// rules that work for direct clients.
+TEST_F(Net, RefusedDirectConnectionsAreNamedInTheFooterAndTheNetLog) {
+  Server web(Server::http());
+  ktest::TempDir outside;
+  const std::string log = outside.path() + "/net.jsonl";
+  const std::string target = "127.0.0.1:" + port(web);
+  auto p = client({"--net-log", log, "--allow-domain", "127.0.0.1", "--allow-domain", "model.test",
+                   "--resolve", "model.test:127.0.0.1"},
+                  {"direct:127.0.0.1:" + port(web), "get:model.test:" + port(web) + ":m", "fail"});
+  auto l = lines(p);
+  ASSERT_EQ(l.size(), 2u) << ktest::describe(p);
+  EXPECT_EQ(l[0], "oserror ECONNREFUSED");
+  EXPECT_EQ(l[1].rfind("status 200", 0), 0u) << "through the proxy every port is open: " << l[1];
+  EXPECT_TRUE(ktest::contains(p.err, "--allow-domain 127.0.0.1 has no port")) << ktest::describe(p);
+  EXPECT_TRUE(ktest::contains(p.err, "blocked " + target + " (tcp) — allow with --allow-domain " + target))
+      << ktest::describe(p);
+  bool logged = false;
+  for (const auto& line : ktest::split_lines(ktest::read_file(log))) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    logged = logged || (j.is_object() && j["host"] == "127.0.0.1" && j["port"] == web.port() &&
+                        j["allowed"] == false && j["allow_with"] == "--allow-domain " + target &&
+                        ktest::contains(j["reason"].get<std::string>(), "nothing listens on " + target));
+  }
+  EXPECT_TRUE(logged) << ktest::read_file(log);
+
+  auto why = world_->paddock({"why", "--host", "127.0.0.1"});
+  EXPECT_EQ(why.code, 1) << ktest::describe(why);
+  EXPECT_TRUE(ktest::contains(why.out, "to allow: --allow-domain 127.0.0.1:PORT")) << ktest::describe(why);
+  auto with_rule = world_->paddock({"why", "--host", target, "--allow-domain", "127.0.0.1"});
+  EXPECT_TRUE(ktest::contains(with_rule.out, "need the port in the rule: --allow-domain " + target))
+      << ktest::describe(with_rule);
+}
+
+}  // namespace
