@@ -65,7 +65,7 @@ class Reader {
     r_.fail(n, std::move(message), std::move(hint));
   }
 
-  // SECTION as written between brackets ("defaults", "environments.shell"), "" for the top level.
+  // SECTION names the table in messages ("[defaults]"), "" for the top level.
   void check_keys(const toml::table& t, const std::vector<std::string>& known, std::string_view section) {
     r_.check_keys(t, section, known);
   }
@@ -129,7 +129,7 @@ void parse_environment(Reader& r, const std::string& name, const toml::table& t,
                {"command", "code", "file_name", "description", "read_only", "env", "network",
                 "allow_domains", "deny_domains", "timeout_seconds", "memory_mb", "max_output_bytes",
                 "pids", "warm", "enabled"},
-               "environments." + name);
+               "[environments." + name + "]");
   bool enabled = true;
   r.boolean(t, "enabled", enabled);
   if (!enabled) {
@@ -304,7 +304,7 @@ Result<Config> parse_config(std::string_view toml_text, const std::string& path)
                    {"timeout_seconds", "memory_mb", "max_output_bytes", "pids", "warm",
                     "max_concurrency", "session_idle_seconds", "session_max_seconds",
                     "max_sessions"},
-                   "defaults");
+                   "[defaults]");
       r.limits(*dt, cfg.defaults.limits);
       r.uint(*dt, "warm", cfg.defaults.warm, 0, 64);
       r.uint(*dt, "max_concurrency", cfg.defaults.max_concurrency, 1, 1024);

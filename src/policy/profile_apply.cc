@@ -70,7 +70,7 @@ class ProfileReader {
 
   const toml::table* section(const toml::table& doc, const char* name, const std::vector<std::string>& known) {
     const toml::table* t = r_.table(doc, name, name, "write it as the table [" + std::string(name) + "]");
-    if (t == nullptr || !r_.check_keys(*t, name, known)) return nullptr;
+    if (t == nullptr || !r_.check_keys(*t, "[" + std::string(name) + "]", known)) return nullptr;
     return t;
   }
 

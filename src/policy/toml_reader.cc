@@ -61,7 +61,7 @@ bool TomlReader::check_keys(const toml::table& t, std::string_view table, const 
     if (table.empty()) {
       msg = v.is_table() ? "unknown table [" + key + "]" : "unknown key \"" + key + "\"";
     } else {
-      msg = "unknown key \"" + key + "\" in [" + std::string(table) + "]";
+      msg = "unknown key \"" + key + "\" in " + std::string(table);
     }
     fail_at(k.source(), msg, did_you_mean(key, known));
     return false;

@@ -48,8 +48,8 @@ class TomlReader {
   bool failed() const { return error_.has_value(); }
   const std::optional<Error>& error() const { return error_; }
 
-  // Unknown keys are errors: a typo must not silently drop a restriction or a grant. TABLE is the
-  // table's name as written between brackets ("filesystem", "agents.pi"), "" for the top level
+  // Unknown keys are errors: a typo must not silently drop a restriction or a grant. TABLE names
+  // the table in the message ("[filesystem]", "a root of [users.alice]"), "" for the top level
   // (where a misspelt table reads "unknown table [filesytem]"). The hint is the closest known key.
   // False (and the error kept) at the first unknown key.
   bool check_keys(const toml::table& t, std::string_view table, const std::vector<std::string>& known);

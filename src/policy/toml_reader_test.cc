@@ -54,7 +54,7 @@ TEST(TomlReader, UnknownKeysWithTheNearestKnown) {
   {
     Doc d("[filesystem]\nread = []\nalow = []\n");
     EXPECT_TRUE(d.reader.check_keys(d.table, "", {"filesystem", "network"}));
-    EXPECT_FALSE(d.reader.check_keys(*d.table.get("filesystem")->as_table(), "filesystem", {"allow", "read"}));
+    EXPECT_FALSE(d.reader.check_keys(*d.table.get("filesystem")->as_table(), "[filesystem]", {"allow", "read"}));
     EXPECT_EQ(d.error(), "c.toml:3:1: unknown key \"alow\" in [filesystem] (did you mean \"allow\"?)");
   }
   {
