@@ -7,6 +7,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
 #ifndef SYS_clone3
 #define SYS_clone3 435
 #endif
@@ -88,6 +91,20 @@ int mount_setattr_recursive(const char* path, std::uint64_t attr_set, std::uint6
 
 int close_range(unsigned first, unsigned last, unsigned flags) {
   return static_cast<int>(::syscall(SYS_close_range, first, last, flags));
+}
+
+int capset(void* header, const void* data) { return static_cast<int>(::syscall(SYS_capset, header, data)); }
+
+long seccomp(unsigned op, unsigned flags, void* args) { return ::syscall(SYS_seccomp, op, flags, args); }
+
+long getdents64(int fd, void* buf, std::size_t len) { return ::syscall(SYS_getdents64, fd, buf, len); }
+
+int renameat2(int old_dirfd, const char* old_path, int new_dirfd, const char* new_path, unsigned flags) {
+  return static_cast<int>(::syscall(SYS_renameat2, old_dirfd, old_path, new_dirfd, new_path, flags));
+}
+
+long openat2(int dirfd, const char* path, const void* how, std::size_t how_size) {
+  return ::syscall(SYS_openat2, dirfd, path, how, how_size);
 }
 
 }  // namespace paddock::sys

@@ -75,4 +75,16 @@ constexpr std::uint64_t kMountAttrNoexec = 0x00000008;
 int close_range(unsigned first, unsigned last, unsigned flags);
 constexpr unsigned kCloseRangeCloexec = 1U << 2;  // CLOSE_RANGE_CLOEXEC
 
+// capset(2) with a _LINUX_CAPABILITY_VERSION_3 header and its two data words.
+int capset(void* header, const void* data);
+// seccomp(2): SECCOMP_SET_MODE_FILTER (returns the listener fd with NEW_LISTENER), GET_ACTION_AVAIL.
+long seccomp(unsigned op, unsigned flags, void* args);
+// getdents64(2): fills BUF with struct linux_dirent64 records; 0 at the end, -1 with errno.
+long getdents64(int fd, void* buf, std::size_t len);
+// renameat2(2) (RENAME_NOREPLACE: fails with EEXIST instead of replacing; never emulated, since
+// a check-then-rename would race with the sandbox).
+int renameat2(int old_dirfd, const char* old_path, int new_dirfd, const char* new_path, unsigned flags);
+// openat2(2): HOW is a struct open_how of HOW_SIZE bytes. -1 with ENOSYS before Linux 5.6.
+long openat2(int dirfd, const char* path, const void* how, std::size_t how_size);
+
 }  // namespace paddock::sys
