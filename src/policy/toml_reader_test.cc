@@ -8,11 +8,7 @@ namespace paddock {
 namespace {
 
 // The error a read keeps, as the CLI prints it (with the hint).
-std::string shown(const Error& e) {
-  std::string s = e.describe();
-  if (!e.hint.empty()) s += " (" + e.hint + ")";
-  return s;
-}
+std::string shown(const Error& e) { return e.describe() + (e.hint.empty() ? "" : " (" + e.hint + ")"); }
 
 struct Doc {
   TomlReader reader{"c.toml"};

@@ -7,6 +7,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#endif
+#ifndef SYS_move_mount
+#define SYS_move_mount 429
+#endif
 #ifndef SYS_openat2
 #define SYS_openat2 437
 #endif
@@ -80,6 +86,18 @@ int pidfd_open(pid_t pid, unsigned flags) {
 
 int pidfd_send_signal(int pidfd, int sig) {
   return static_cast<int>(::syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0));
+}
+
+int open_tree(int dirfd, const char* path, unsigned flags) {
+  return static_cast<int>(::syscall(SYS_open_tree, dirfd, path, flags));
+}
+
+int move_mount(int from_dirfd, const char* from_path, int to_dirfd, const char* to_path, unsigned flags) {
+  return static_cast<int>(::syscall(SYS_move_mount, from_dirfd, from_path, to_dirfd, to_path, flags));
+}
+
+int mount_setattr(int dirfd, const char* path, unsigned flags, const void* attr, std::size_t attr_size) {
+  return static_cast<int>(::syscall(SYS_mount_setattr, dirfd, path, flags, attr, attr_size));
 }
 
 int mount_setattr_recursive(const char* path, std::uint64_t attr_set, std::uint64_t attr_clr) {

@@ -64,6 +64,11 @@ int pivot_root(const char* new_root, const char* put_old);
 int pidfd_open(pid_t pid, unsigned flags);
 int pidfd_send_signal(int pidfd, int sig);
 
+// The new mount API (Linux 5.2; mount_setattr 5.12): -1 with ENOSYS before.
+int open_tree(int dirfd, const char* path, unsigned flags);
+int move_mount(int from_dirfd, const char* from_path, int to_dirfd, const char* to_path, unsigned flags);
+// mount_setattr(2): ATTR is a struct mount_attr of ATTR_SIZE bytes.
+int mount_setattr(int dirfd, const char* path, unsigned flags, const void* attr, std::size_t attr_size);
 // mount_setattr(2) with AT_RECURSIVE: sets/clears MOUNT_ATTR_* on a whole mount tree.
 int mount_setattr_recursive(const char* path, std::uint64_t attr_set, std::uint64_t attr_clr);
 constexpr std::uint64_t kMountAttrRdonly = 0x00000001;
