@@ -396,7 +396,7 @@ void drop_capabilities(bool must) {
   struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
   struct __user_cap_data_struct data[2];
   std::memset(data, 0, sizeof(data));
-  if (syscall(SYS_capset, &hdr, data) < 0 && must) fail("drop capabilities", "");
+  if (sys::capset(&hdr, data) < 0 && must) fail("drop capabilities", "");
 }
 
 void apply_seccomp(const Plan& plan) {
@@ -412,7 +412,7 @@ void apply_broker_filter(const Plan& plan) {
   prog.len = static_cast<unsigned short>(plan.broker_seccomp.size());
   prog.filter = const_cast<sock_filter*>(plan.broker_seccomp.data());
   const unsigned flags = plan.broker_fd >= 0 ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0;
-  long listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
+  long listener = sys::seccomp(SECCOMP_SET_MODE_FILTER, flags, &prog);
   if (listener < 0) fail("seccomp broker filter", "");
   if (plan.broker_fd < 0) return;
   int fd = static_cast<int>(listener);
@@ -458,7 +458,7 @@ void mark_cloexec_from(int lo) {
   if (dir >= 0) {
     alignas(8) char buf[4096];
     for (;;) {
-      long n = syscall(SYS_getdents64, dir, buf, sizeof(buf));
+      long n = sys::getdents64(dir, buf, sizeof(buf));
       if (n <= 0) break;
       for (long off = 0; off < n;) {
         auto* d = reinterpret_cast<struct linux_dirent64_view*>(buf + off);
@@ -658,7 +658,7 @@ void send_usage() {
   if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) fail("not dumpable", "");
   // A raw clone: glibc's fork() would run atfork handlers that may take locks another thread of
   // the original process held at clone time.
-  long pid = syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+  long pid = sys::clone_fork(0, nullptr);
   if (pid < 0) fail("fork command", "");
   if (pid == 0) {
     if (plan.landlock.abi > 0 && plan.fallback_subreaper) apply_landlock(plan.landlock);

@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "policy/path_util.h"
+#include "sys/syscalls.h"
 
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452
@@ -393,11 +394,11 @@ int MetadataBroker::Impl::handle(const seccomp_notif& req) {
 
 void MetadataBroker::Impl::run() {
   // This thread acts for the sandbox: none of paddock's capabilities (capabilities are per thread;
-  // the raw syscall changes this one only), so the kernel's own owner and permission checks
+  // the raw capset (sys::capset, not glibc's all-threads setxid) changes this one only), so the kernel's own owner and permission checks
   // apply as they would to the sandboxed caller.
   __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct none[2] = {};
-  if (syscall(SYS_capset, &hdr, none) != 0) {
+  if (sys::capset(&hdr, none) != 0) {
     listener.reset();  // fail closed: with nobody listening, every brokered call gets ENOSYS
     return;
   }
@@ -442,7 +443,7 @@ Result<std::unique_ptr<MetadataBroker>> MetadataBroker::start(sys::UniqueFd list
   impl->policy = std::move(policy);
   impl->stop.reset(eventfd(0, EFD_CLOEXEC));
   if (!impl->stop) return errno_error("eventfd", errno, "metadata broker");
-  if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &impl->sizes) != 0)
+  if (sys::seccomp(SECCOMP_GET_NOTIF_SIZES, 0, &impl->sizes) != 0)
     return errno_error("seccomp notification sizes", errno, "metadata broker");
   Impl* raw = impl.get();
   raw->thread = std::thread([raw] { raw->run(); });

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "sys/raw_io.h"
+#include "sys/syscalls.h"
 
 namespace paddock::engine {
 namespace {
@@ -51,7 +52,7 @@ std::size_t scan_proc_for_children(pid_t self, pid_t* out, std::size_t cap) {
   std::size_t n = 0;
   alignas(8) char buf[8192];
   for (;;) {
-    long len = syscall(SYS_getdents64, dir, buf, sizeof(buf));
+    long len = sys::getdents64(dir, buf, sizeof(buf));
     if (len <= 0) break;
     for (long off = 0; off < len && n < cap;) {
       struct Dirent {
@@ -115,7 +116,7 @@ unsigned long sweep_descendants() {
   char path[64];
   char num[24];
   std::size_t n = sys::append(path, sizeof(path), 0, "/proc/self/task/");
-  sys::format_uint(num, sizeof(num), static_cast<unsigned long>(syscall(SYS_gettid)));
+  sys::format_uint(num, sizeof(num), static_cast<unsigned long>(::gettid()));
   n = sys::append(path, sizeof(path), n, num);
   sys::append(path, sizeof(path), n, "/children");
 

@@ -63,8 +63,7 @@ void probe_userns(Features& f) {
   char umap[64], gmap[64];
   std::snprintf(umap, sizeof(umap), "%u %u 1\n", uid, uid);
   std::snprintf(gmap, sizeof(gmap), "%u %u 1\n", gid, gid);
-  long pid = syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS | SIGCHLD, nullptr, nullptr, nullptr,
-                     nullptr);
+  long pid = sys::clone_fork(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS, nullptr);
   if (pid < 0) {
     f.user_namespaces = false;
     f.userns_detail = std::string("cannot create a user namespace: ") + std::strerror(errno);
@@ -177,7 +176,7 @@ Features probe_quick() {
   f.no_new_privs = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) >= 0;
   // seccomp(SECCOMP_GET_ACTION_AVAIL) answers without installing anything.
   unsigned action = 0x7fff0000U;  // SECCOMP_RET_ALLOW
-  f.seccomp_filter = syscall(SYS_seccomp, 2 /*SECCOMP_GET_ACTION_AVAIL*/, 0, &action) == 0;
+  f.seccomp_filter = sys::seccomp(2 /*SECCOMP_GET_ACTION_AVAIL*/, 0, &action) == 0;
   errno = 0;
   f.mount_setattr = !(sys::mount_setattr_recursive("/nonexistent-paddock-probe", 0, 0) < 0 && errno == ENOSYS);
   errno = 0;

@@ -20,6 +20,7 @@
 
 #include "policy/path_util.h"
 #include "sys/anchored_dir.h"
+#include "sys/syscalls.h"
 
 namespace paddock::gate {
 namespace {
@@ -204,7 +205,7 @@ std::string quarantine_entry(int parent, const std::string& dir_name, int dir_fd
     if (!q) continue;  // not a directory (a symlink the run left?): the next name
     for (int j = 0; j < 100; ++j) {
       const std::string target = entry + (j ? "." + std::to_string(j) : "");
-      if (syscall(SYS_renameat2, dir_fd, entry.c_str(), q.get(), target.c_str(), RENAME_NOREPLACE) == 0)
+      if (sys::renameat2(dir_fd, entry.c_str(), q.get(), target.c_str(), RENAME_NOREPLACE) == 0)
         return qname + "/" + target;
       if (errno != EEXIST) return "";
     }

@@ -14,6 +14,7 @@
 #include "gate/quarantine.h"
 #include "policy/path_util.h"
 #include "sys/unique_fd.h"
+#include "sys/syscalls.h"
 
 namespace paddock::gate {
 namespace {
@@ -122,7 +123,7 @@ std::vector<LeftBehind> MaskWatch::after() const {
     const std::string now_parent = path::parent(*now), now_name = now->substr(now->rfind('/') + 1);
     sys::UniqueFd from(open(now_parent.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (parent && from &&
-        syscall(SYS_renameat2, from.get(), now_name.c_str(), parent.get(), name.c_str(), RENAME_NOREPLACE) == 0) {
+        sys::renameat2(from.get(), now_name.c_str(), parent.get(), name.c_str(), RENAME_NOREPLACE) == 0) {
       action += "moved back from " + *now;
     } else {
       action += "could not move it back from " + *now + " (" + std::strerror(errno) + "): move it back to " +

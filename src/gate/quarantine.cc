@@ -1,4 +1,5 @@
 #include "gate/quarantine.h"
+#include "sys/syscalls.h"
 
 #include <linux/fs.h>
 #include <sys/random.h>
@@ -42,7 +43,7 @@ std::string move_aside(int dirfd, const std::string& name, const std::string& pa
       std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(r));
       aside = ".paddock-quarantine." + std::string(hex);  // no extension a loader could match
     }
-    if (syscall(SYS_renameat2, dirfd, name.c_str(), dirfd, aside.c_str(), RENAME_NOREPLACE) == 0) {
+    if (sys::renameat2(dirfd, name.c_str(), dirfd, aside.c_str(), RENAME_NOREPLACE) == 0) {
       const std::string moved = path.substr(0, path.size() - name.size()) + aside;
       return "moved aside to " + moved + "; if you trust it: mv " + moved + " " + path;
     }
@@ -60,7 +61,7 @@ std::string move_aside(int dirfd, const std::string& name, const std::string& pa
 std::string rename_aside(int dirfd, const std::string& name, const char* suffix) {
   for (int i = 0; i < 100; ++i) {
     std::string aside = name + "." + suffix + (i ? "." + std::to_string(i) : "");
-    if (syscall(SYS_renameat2, dirfd, name.c_str(), dirfd, aside.c_str(), RENAME_NOREPLACE) == 0) return aside;
+    if (sys::renameat2(dirfd, name.c_str(), dirfd, aside.c_str(), RENAME_NOREPLACE) == 0) return aside;
     if (errno != EEXIST) return "";
   }
   errno = EEXIST;

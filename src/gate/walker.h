@@ -31,6 +31,7 @@
 #include "gate/quarantine.h"
 #include "paddock/sandbox.h"
 #include "sys/unique_fd.h"
+#include "sys/syscalls.h"
 
 namespace paddock::gate {
 
@@ -178,7 +179,7 @@ inline bool Walker::for_each_entry(int fd, F&& f) {
   if (lseek(fd, 0, SEEK_SET) != 0) return false;
   alignas(8) char buf[32768];
   for (;;) {
-    long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+    long n = sys::getdents64(fd, buf, sizeof buf);
     if (n <= 0) return n == 0;
     for (long off = 0; off < n;) {
       auto* e = reinterpret_cast<linux_dirent64*>(buf + off);

@@ -18,10 +18,10 @@
 #include "host/paths.h"
 #include "paddock/profile.h"
 #include "policy/builtin_profiles.h"
-#include "policy/did_you_mean.h"
 #include "policy/env_names.h"
 #include "policy/path_util.h"
 #include "policy/system_paths.h"
+#include "policy/toml_reader.h"
 #include "sys/unique_fd.h"
 
 namespace paddock::host {
@@ -46,21 +46,6 @@ const char* const kSystemDirs[] = {
     "/opt",           "/var",           "/var/lib",    "/home",      "/srv",            "/nix",
     "/nix/store",     "/run",           "/tmp",        "/root",      "/boot",           "/dev",
     "/proc",          "/sys"};
-
-std::string type_name(const toml::node& n) {
-  switch (n.type()) {
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a number";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::table: return "a table";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::date: return "a date";
-    case toml::node_type::time: return "a time";
-    case toml::node_type::date_time: return "a date-time";
-    default: return "nothing";
-  }
-}
 
 nlohmann::json to_json(const toml::node& n) {
   if (const auto* t = n.as_table()) {
@@ -103,87 +88,60 @@ bool valid_command_name(std::string_view s) {
 
 class Reader {
  public:
-  Reader(const std::string& file, const UserDb& users) : file_(file), users_(users) {}
+  Reader(const std::string& file, const UserDb& users) : file_(file), users_(users), r_(file) {}
 
   Result<HostConfig> run(std::string_view text) {
-    toml::table doc;
-    try {
-      doc = toml::parse(text, file_);
-    } catch (const toml::parse_error& e) {
-      return make_error(std::string(e.description()), at(e.source()));
-    }
+    auto parsed = r_.parse(text);
+    if (!parsed) return std::move(parsed).take_error();
+    const toml::table& doc = *parsed;
     cfg_.file = file_;
-    if (!check_keys(doc, "", kTopKeys)) return *err_;
+    if (!check_keys(doc, "", kTopKeys)) return *r_.error();
     if (const toml::table* h = table_at(doc, "host", "[host]")) host(*h);
     if (const toml::table* us = table_at(doc, "users", "[users]")) {
       for (auto&& [k, v] : *us) {
-        if (err_) break;
+        if (r_.failed()) break;
         user(std::string(k.str()), k.source(), v);
       }
     }
     const toml::table* as = table_at(doc, "agents", "[agents]");
-    if (!err_ && (as == nullptr || as->empty())) {
+    if (!r_.failed() && (as == nullptr || as->empty())) {
       fail_at(doc.source(), "no [agents.NAME] table: there is nothing to run",
               "add one, e.g. [agents.pi] with binary = \"/usr/local/lib/pi/bin/pi\"");
     }
     if (as != nullptr) {
       for (auto&& [k, v] : *as) {
-        if (err_) break;
+        if (r_.failed()) break;
         agent(std::string(k.str()), k.source(), v);
       }
     }
-    if (!err_) cross_checks();
-    if (err_) return *err_;
+    if (!r_.failed()) cross_checks();
+    if (r_.failed()) return *r_.error();
     return std::move(cfg_);
   }
 
  private:
-  std::string at(const toml::source_region& r) const {
-    return file_ + ":" + std::to_string(r.begin.line) + ":" + std::to_string(r.begin.column);
-  }
+  std::string at(const toml::source_region& r) const { return r_.at(r); }
   Error fail_at(const toml::source_region& r, std::string message, std::string hint = {}) {
-    if (!err_) err_ = make_error(std::move(message), at(r), std::move(hint));
-    return *err_;
+    return r_.fail_at(r, std::move(message), std::move(hint));
   }
   Error fail(const toml::node& n, std::string message, std::string hint = {}) {
-    return fail_at(n.source(), std::move(message), std::move(hint));
+    return r_.fail(n, std::move(message), std::move(hint));
   }
+  void fail_at_where(const std::string& where, std::string message, std::string hint = {}) {
+    r_.fail_where(where, std::move(message), std::move(hint));
+  }
+  static std::string type_name(const toml::node& n) { return TomlReader::type_name(n); }
 
   bool check_keys(const toml::table& t, const std::string& table, const std::vector<std::string>& known) {
-    for (auto&& [k, v] : t) {
-      std::string key(k.str());
-      if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-      std::string msg;
-      if (table.empty()) {
-        msg = v.is_table() ? "unknown table [" + key + "]" : "unknown key \"" + key + "\"";
-      } else {
-        msg = "unknown key \"" + key + "\" in " + table;
-      }
-      fail_at(k.source(), msg, did_you_mean(key, known));
-      return false;
-    }
-    return true;
+    return r_.check_keys(t, table, known);
   }
 
   const toml::table* table_at(const toml::table& parent, const char* key, const std::string& shown) {
-    if (err_) return nullptr;
-    const toml::node* n = parent.get(key);
-    if (n == nullptr) return nullptr;
-    if (!n->is_table()) {
-      fail(*n, shown + " must be a table, got " + type_name(*n));
-      return nullptr;
-    }
-    return n->as_table();
+    return r_.table(parent, key, shown);
   }
 
   std::optional<std::string> string_at(const toml::table& t, const char* key, const std::string& table) {
-    const toml::node* n = t.get(key);
-    if (n == nullptr || err_) return std::nullopt;
-    if (!n->is_string()) {
-      fail(*n, std::string(key) + " in " + table + " must be a string, got " + type_name(*n));
-      return std::nullopt;
-    }
-    return n->as_string()->get();
+    return r_.string(t, key, std::string(key) + " in " + table);
   }
 
   // An absolute path in normal form (no ".", "..", "//" or trailing "/").
@@ -211,23 +169,8 @@ class Reader {
     return s;
   }
 
-  std::optional<std::vector<std::pair<std::string, std::string>>> strings_at(const toml::table& t, const char* key,
-                                                                             const std::string& table) {
-    const toml::node* n = t.get(key);
-    if (n == nullptr || err_) return std::nullopt;
-    if (!n->is_array()) {
-      fail(*n, std::string(key) + " in " + table + " must be an array of strings, got " + type_name(*n));
-      return std::nullopt;
-    }
-    std::vector<std::pair<std::string, std::string>> out;
-    for (const auto& e : *n->as_array()) {
-      if (!e.is_string()) {
-        fail(e, std::string(key) + " in " + table + " must hold strings, got " + type_name(e));
-        return std::nullopt;
-      }
-      out.emplace_back(e.as_string()->get(), at(e.source()));
-    }
-    return out;
+  std::optional<std::vector<TomlString>> strings_at(const toml::table& t, const char* key, const std::string& table) {
+    return r_.strings(t, key, std::string(key) + " in " + table);
   }
 
   void host(const toml::table& h) {
@@ -236,7 +179,7 @@ class Reader {
     if (auto p = abs_path_at(h, "wrapper_dir", "[host]")) cfg_.wrapper_dir = *p;
     if (auto p = abs_path_at(h, "sudoers_dir", "[host]")) cfg_.sudoers_dir = *p;
     if (auto p = abs_path_at(h, "manifest", "[host]")) cfg_.manifest = *p;
-    if (err_) return;
+    if (r_.failed()) return;
     for (const char* k : {"paddock", "wrapper_dir", "sudoers_dir"}) {
       const toml::node* n = h.get(k);
       if (n == nullptr) continue;
@@ -274,7 +217,7 @@ class Reader {
       u.config_source_where = at(t.get("config_source")->source());
     }
     const toml::node* roots = t.get("roots");
-    if (err_) return;
+    if (r_.failed()) return;
     if (roots == nullptr) {
       fail_at(key_at, "user " + name + " has no roots: list the directories they may run agents in",
               "roots = [\"~/src\"]");
@@ -303,13 +246,8 @@ class Reader {
           return;
         }
         r.given = p->as_string()->get();
-        if (const toml::node* b = rt.get("allow_broad")) {
-          if (!b->is_boolean()) {
-            fail(*b, "allow_broad must be true or false, got " + type_name(*b));
-            return;
-          }
-          r.broad = b->as_boolean()->get();
-        }
+        if (auto b = r_.boolean(rt, "allow_broad", "allow_broad")) r.broad = *b;
+        if (r_.failed()) return;
       } else {
         fail(e, "a root is a string or a table { path = \"...\", allow_broad = true }, got " + type_name(e));
         return;
@@ -366,10 +304,6 @@ class Reader {
       }
     }
     return true;
-  }
-
-  void fail_at_where(const std::string& where, std::string message, std::string hint = {}) {
-    if (!err_) err_ = make_error(std::move(message), where, std::move(hint));
   }
 
   void agent(const std::string& name, const toml::source_region& key_at, const toml::node& v) {
@@ -435,7 +369,7 @@ class Reader {
       if (auto p = rel_path_at(t, k, table)) (std::string(k) == "settings_file" ? a.settings_file : a.user_env_file) = *p;
     }
     if (auto files = strings_at(t, "env_files", table)) {
-      for (auto& [f, where] : *files) {
+      for (auto& [f, where, node] : *files) {
         if (!is_normal_absolute(f)) {
           fail_at_where(where, "env_files entry \"" + f + "\" must be an absolute path in normal form");
           return;
@@ -443,7 +377,7 @@ class Reader {
         a.env_files.emplace_back(f, where);
       }
     }
-    if (err_) return;
+    if (r_.failed()) return;
     if (const toml::table* env = table_at(t, "env", table + ".env")) {
       for (auto&& [k, val] : *env) {
         std::string n(k.str());
@@ -464,7 +398,7 @@ class Reader {
       a.settings_where = at(t.get("settings")->source());
     }
     if (auto users = strings_at(t, "users", table)) {
-      for (auto& [u, where] : *users) {
+      for (auto& [u, where, node] : *users) {
         if (cfg_.user(u) == nullptr) {
           fail_at_where(where, "users in " + table + " names \"" + u + "\", who has no [users." + u + "] table",
                         "add [users." + u + "] with their roots");
@@ -477,7 +411,7 @@ class Reader {
              "list who may, or leave users out to allow every [users.*]");
         return;
       }
-    } else if (!err_) {
+    } else if (!r_.failed()) {
       for (const UserEntry& u : cfg_.users) a.users.push_back(u.name);
     }
     if (auto s = string_at(t, "profile", table)) {
@@ -503,7 +437,7 @@ class Reader {
     }
     if (auto names = strings_at(t, "pass_env", table)) {
       a.pass_env.clear();
-      for (auto& [n, where] : *names) {
+      for (auto& [n, where, node] : *names) {
         std::string bare = n.size() > 1 && n.back() == '*' ? n.substr(0, n.size() - 1) : n;
         if (!valid_env_name(bare)) {
           fail_at_where(where, "\"" + n + "\" is not a valid environment variable name (or NAME_* prefix)",
@@ -513,7 +447,7 @@ class Reader {
         a.pass_env.push_back(n);
       }
     }
-    if (err_) return;
+    if (r_.failed()) return;
     if (a.users.empty()) {
       fail_at(key_at, "agent " + name + " has no allowed users: its wrapper would let nobody in",
               "add a [users.NAME] table with the user's roots");
@@ -604,7 +538,7 @@ class Reader {
   std::string file_;
   const UserDb& users_;
   HostConfig cfg_;
-  std::optional<Error> err_;
+  TomlReader r_;
 };
 
 // Checks one path's owner and mode: root's, not writable by group (unless root's group) or others.

@@ -153,7 +153,7 @@ TEST_F(HostConfigTest, RootThatIsEverythingOrAWholeHome) {
   ASSERT_TRUE(r) << shown(r.error());
   EXPECT_TRUE(r->users[0].roots[0].broad);
   EXPECT_EQ(error_of(with("\"~/src\"", "{ path = \"~\", allow_broad = \"yes\" }")),
-            "host.toml:14:38: allow_broad must be true or false, got a string");
+            "host.toml:14:38: allow_broad must be true or false (got a string)");
 }
 
 TEST_F(HostConfigTest, UserThatDoesNotExist) {

@@ -6,7 +6,6 @@
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,16 +14,7 @@
 #include <string>
 
 #include "policy/path_util.h"
-
-#ifndef SYS_open_tree
-#define SYS_open_tree 428
-#endif
-#ifndef SYS_move_mount
-#define SYS_move_mount 429
-#endif
-#ifndef SYS_mount_setattr
-#define SYS_mount_setattr 442
-#endif
+#include "sys/syscalls.h"
 
 namespace paddock::host {
 namespace {
@@ -110,12 +100,12 @@ Result<void> private_mount_namespace() {
 
 Result<sys::UniqueFd> clone_project(int dirfd, int userns_fd, const std::string& path) {
   sys::UniqueFd tree(static_cast<int>(
-      ::syscall(SYS_open_tree, dirfd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH)));
+      sys::open_tree(dirfd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH)));
   if (!tree) return errno_error("cannot clone the project's mount (open_tree)", errno, path);
   struct mount_attr attr {};
   attr.attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
   attr.userns_fd = static_cast<__u64>(userns_fd);
-  if (::syscall(SYS_mount_setattr, tree.get(), "", AT_EMPTY_PATH, &attr, sizeof attr) != 0) {
+  if (sys::mount_setattr(tree.get(), "", AT_EMPTY_PATH, &attr, sizeof attr) != 0) {
     return errno_error("cannot idmap the project's mount (mount_setattr; the file system must support idmapped "
                        "mounts: ext4, xfs, btrfs, tmpfs from Linux 6.3, ...)",
                        errno, path);
@@ -139,7 +129,7 @@ Result<void> attach_project(int tree, const std::string& path, const std::string
       if (::chmod(d.c_str(), 0755) != 0) return errno_error("cannot set the mode", errno, d);  // whatever the umask
     }
   }
-  if (::syscall(SYS_move_mount, tree, "", AT_FDCWD, path.c_str(), MOVE_MOUNT_F_EMPTY_PATH) != 0)
+  if (sys::move_mount(tree, "", AT_FDCWD, path.c_str(), MOVE_MOUNT_F_EMPTY_PATH) != 0)
     return errno_error("cannot mount the project (move_mount)", errno, path);
   return {};
 }

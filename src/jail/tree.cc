@@ -3,9 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/fs.h>
-#include <linux/openat2.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -176,16 +174,6 @@ EntryStat entry_stat(const struct stat& st) {
   e.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   e.ctime_ns = static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
   return e;
-}
-
-Result<sys::UniqueFd> open_beneath(int dirfd, const std::string& rel, int flags) {
-  struct open_how how;
-  std::memset(&how, 0, sizeof(how));
-  how.flags = static_cast<std::uint64_t>(flags | O_CLOEXEC);
-  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
-  long fd = ::syscall(SYS_openat2, dirfd, rel.c_str(), &how, sizeof(how));
-  if (fd < 0) return errno_error("cannot open", errno, rel);
-  return sys::UniqueFd(static_cast<int>(fd));
 }
 
 Result<void> walk(int dirfd, const std::string& where,

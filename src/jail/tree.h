@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "paddock/jail.h"
+#include "sys/anchored_dir.h"
 #include "sys/unique_fd.h"
 
 namespace paddock::jail {
@@ -44,9 +45,9 @@ Result<void> walk(int dirfd, const std::string& where,
                   const std::function<void(const std::string&, const struct stat&)>& visit,
                   const std::string& skip_top = {});
 
-// Opens REL beneath DIRFD with no symlink at any component (openat2 RESOLVE_BENEATH |
-// RESOLVE_NO_SYMLINKS; the final component too unless O_PATH|O_NOFOLLOW is in flags).
-Result<sys::UniqueFd> open_beneath(int dirfd, const std::string& rel, int flags);
+// Opens REL beneath DIRFD with no symlink at any component (the final one too unless
+// O_PATH|O_NOFOLLOW is in flags): sys::open_beneath, with its fallback for kernels without openat2.
+using sys::open_beneath;
 
 // Removes NAME in DIRFD and everything below it, never following a symlink.
 Result<void> remove_tree_at(int dirfd, const std::string& name, const std::string& where);

@@ -4,12 +4,10 @@
 
 #include <algorithm>
 #include <fstream>
-#include <initializer_list>
 #include <sstream>
 
-#include <toml++/toml.h>
-
 #include "net/host_rule.h"
+#include "policy/toml_reader.h"
 
 namespace paddock::mcp {
 namespace {
@@ -54,112 +52,54 @@ constexpr const char* kNodeLauncher =
     "let s='';process.stdin.setEncoding('utf8');process.stdin.on('data',d=>s+=d);"
     "process.stdin.on('end',()=>{require('vm').runInThisContext(s,{filename:'<code>'})})";
 
-std::string where(const std::string& path, const toml::source_region& src) {
-  return path + ":" + std::to_string(src.begin.line) + ":" + std::to_string(src.begin.column);
-}
-
-Error node_error(const std::string& path, const toml::node& node, std::string message,
-                 std::string hint = {}) {
-  return make_error(std::move(message), where(path, node.source()), std::move(hint));
-}
-
-// Levenshtein distance, for "did you mean".
-std::size_t distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t prev = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t cur = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      prev = cur;
-    }
-  }
-  return row[b.size()];
-}
-
-std::string suggest(std::string_view key, std::initializer_list<const char*> known) {
-  std::string best;
-  std::size_t best_d = 3;
-  for (const char* k : known) {
-    std::size_t d = distance(key, k);
-    if (d < best_d) best_d = d, best = k;
-  }
-  return best.empty() ? std::string() : "did you mean \"" + best + "\"?";
-}
-
-// Reads typed values and reports the first mistake with its position.
+// Reads typed values through the one TOML reader (policy/toml_reader.h) and keeps the first
+// mistake with its position.
 class Reader {
  public:
-  explicit Reader(const std::string& path) : path_(path) {}
-  std::optional<Error> error;
+  explicit Reader(const std::string& path) : r_(path) {}
+
+  Result<toml::table> parse(std::string_view text) const { return r_.parse(text); }
+  const std::optional<Error>& error() const { return r_.error(); }
 
   void fail(const toml::node& n, std::string message, std::string hint = {}) {
-    if (!error) error = node_error(path_, n, std::move(message), std::move(hint));
+    r_.fail(n, std::move(message), std::move(hint));
   }
 
-  void check_keys(const toml::table& t, std::initializer_list<const char*> known,
-                  const std::string& section) {
-    for (auto&& [k, v] : t) {
-      bool found = false;
-      for (const char* name : known) found = found || k.str() == name;
-      if (!found) {
-        if (!error)
-          error = make_error("unknown key \"" + std::string(k.str()) + "\" in " + section,
-                             where(path_, k.source()), suggest(k.str(), known));
-      }
-    }
+  // SECTION names the table in messages ("[defaults]"), "" for the top level.
+  void check_keys(const toml::table& t, const std::vector<std::string>& known, std::string_view section) {
+    r_.check_keys(t, section, known);
   }
 
   template <class Int>
   void uint(const toml::table& t, const char* key, Int& out, std::int64_t min, std::int64_t max) {
-    const toml::node* n = t.get(key);
-    if (!n) return;
-    auto v = n->value<std::int64_t>();
-    if (!n->is_integer() || !v) return fail(*n, std::string(key) + " must be an integer");
-    if (*v < min || *v > max)
-      return fail(*n, std::string(key) + " must be between " + std::to_string(min) + " and " +
-                          std::to_string(max));
-    out = static_cast<Int>(*v);
+    if (auto v = r_.integer(t, key, key, min, max)) out = static_cast<Int>(*v);
   }
 
   void boolean(const toml::table& t, const char* key, bool& out) {
-    const toml::node* n = t.get(key);
-    if (!n) return;
-    if (!n->is_boolean()) return fail(*n, std::string(key) + " must be true or false");
-    out = *n->value<bool>();
+    if (auto v = r_.boolean(t, key, key)) out = *v;
   }
 
   void string(const toml::table& t, const char* key, std::string& out) {
-    const toml::node* n = t.get(key);
-    if (!n) return;
-    if (!n->is_string()) return fail(*n, std::string(key) + " must be a string");
-    out = *n->value<std::string>();
+    if (auto v = r_.string(t, key, key)) out = std::move(*v);
   }
 
   void strings(const toml::table& t, const char* key, std::vector<std::string>& out) {
-    const toml::node* n = t.get(key);
-    if (!n) return;
-    const toml::array* a = n->as_array();
-    if (!a) return fail(*n, std::string(key) + " must be an array of strings");
+    auto v = r_.strings(t, key, key);
+    if (!v) return;
     out.clear();
-    for (const toml::node& e : *a) {
-      if (!e.is_string()) return fail(e, std::string(key) + " must contain only strings");
-      out.push_back(*e.value<std::string>());
-    }
+    for (auto& s : *v) out.push_back(std::move(s.value));
   }
 
   // An array of egress-filter rules (net::HostRule: "example.com", "*.example.com:443", "10.0.0.0/8").
   void domain_rules(const toml::table& t, const char* key, std::vector<std::string>& out) {
-    strings(t, key, out);
-    const toml::array* a = t.get(key) ? t.get(key)->as_array() : nullptr;
-    if (!a || error) return;
-    for (std::size_t i = 0; i < a->size() && i < out.size(); ++i) {
-      if (auto rule = net::HostRule::parse(out[i]); !rule) {
-        std::string why = rule.error().message;
-        return fail(*a->get(i), std::string(key) + ": \"" + out[i] + "\": " + why, rule.error().hint);
+    auto v = r_.strings(t, key, key);
+    if (!v) return;
+    out.clear();
+    for (auto& s : *v) {
+      if (auto rule = net::HostRule::parse(s.value); !rule) {
+        return fail(*s.node, std::string(key) + ": \"" + s.value + "\": " + rule.error().message, rule.error().hint);
       }
+      out.push_back(std::move(s.value));
     }
   }
 
@@ -170,10 +110,8 @@ class Reader {
     uint(t, "pids", l.pids, 1, 1 << 16);
   }
 
-  const std::string& path() const { return path_; }
-
  private:
-  const std::string& path_;
+  TomlReader r_;
 };
 
 bool valid_name(std::string_view name) {
@@ -353,16 +291,13 @@ Config builtin_config() {
 }
 
 Result<Config> parse_config(std::string_view toml_text, const std::string& path) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, path);
-  } catch (const toml::parse_error& e) {
-    return make_error(std::string(e.description()), where(path, e.source()));
-  }
+  Reader r(path);
+  auto parsed = r.parse(toml_text);
+  if (!parsed) return std::move(parsed).take_error();
+  const toml::table& root = *parsed;
   Config cfg = builtin_config();
   cfg.source = path;
-  Reader r(path);
-  r.check_keys(root, {"defaults", "environments"}, "the top level");
+  r.check_keys(root, {"defaults", "environments"}, "");
   if (const toml::node* d = root.get("defaults")) {
     if (const toml::table* dt = d->as_table()) {
       r.check_keys(*dt,
@@ -404,7 +339,7 @@ Result<Config> parse_config(std::string_view toml_text, const std::string& path)
       r.fail(*e, "environments must be a table: [environments.NAME]");
     }
   }
-  if (r.error) return *r.error;
+  if (r.error()) return *r.error();
   if (cfg.environments.empty())
     return make_error("no environments left: all were disabled or none was found on this host",
                       path);

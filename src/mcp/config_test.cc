@@ -102,8 +102,8 @@ TEST(Config, ErrorsPointAtTheNode) {
   const BadCase cases[] = {
       {"[defaults]\ntimeout_secods = 5\n",
        "m.toml:2:1: unknown key \"timeout_secods\" in [defaults]"},
-      {"[defaults]\ntimeout_seconds = \"5\"\n", "m.toml:2:19: timeout_seconds must be an integer"},
-      {"[defaults]\nmemory_mb = 1\n", "m.toml:2:13: memory_mb must be between 16 and 1048576"},
+      {"[defaults]\ntimeout_seconds = \"5\"\n", "m.toml:2:19: timeout_seconds must be an integer between 1 and 86400 (got a string)"},
+      {"[defaults]\nmemory_mb = 1\n", "m.toml:2:13: memory_mb must be an integer between 16 and 1048576 (got 1)"},
       {"[environments.ruby]\ncode = \"stdin\"\n", "m.toml:1:1: environment \"ruby\" needs a command"},
       {"[environments.x]\ncommand = [\"/bin/sh\"]\ncode = \"pipe\"\n",
        "m.toml:3:8: code must be \"stdin\", \"arg\" or \"file\", not \"pipe\""},

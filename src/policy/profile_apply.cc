@@ -6,14 +6,12 @@
 #include <string>
 #include <vector>
 
-#include <toml++/toml.h>
-
 #include "paddock/profile.h"
-#include "policy/did_you_mean.h"
 #include "policy/env_names.h"
 #include "policy/path_util.h"
 #include "policy/profile_keys.h"
 #include "policy/profile_quick.h"
+#include "policy/toml_reader.h"
 #include "policy/units.h"
 
 namespace paddock {
@@ -24,52 +22,28 @@ constexpr int kMaxExtendsDepth = 16;
 const std::vector<std::string> kCwdValues = {"read+write", "read", "write", "none"};
 const std::vector<std::string> kNetModes = {"off", "on", "filtered"};
 
-std::string type_name(const toml::node& n) {
-  switch (n.type()) {
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a number";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::table: return "a table";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::date: return "a date";
-    case toml::node_type::time: return "a time";
-    case toml::node_type::date_time: return "a date-time";
-    default: return "nothing";
-  }
-}
-
-std::string join_words(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
-  return out;
-}
-
 // Reads one profile file into the builder. The first error stops it.
 class ProfileReader {
  public:
   ProfileReader(const ProfileSource& src, PolicyBuilder& b, const HostContext& ctx,
                 std::vector<std::string>& chain)
-      : src_(src), b_(b), ctx_(ctx), chain_(chain) {}
+      : src_(src), b_(b), ctx_(ctx), chain_(chain), r_(src.file) {}
 
   Result<void> run() {
     if (is_description_only_profile(src_.text)) {  // nothing to apply but the name
       b_.profile_name(src_.name);
       return ok_result();
     }
-    toml::table doc;
-    try {
-      doc = toml::parse(src_.text, src_.file);
-    } catch (const toml::parse_error& e) {
-      return make_error(std::string(e.description()), at(e.source()));
-    }
+    auto parsed = r_.parse(src_.text);
+    if (!parsed) return std::move(parsed).take_error();
+    const toml::table& doc = *parsed;
 
-    if (!check_keys(doc, "", profile_keys(""))) return *err_;
+    if (!r_.check_keys(doc, "", profile_keys(""))) return *r_.error();
     if (const toml::node* ext = doc.get("extends")) {
       if (auto r = apply_parent(*ext); !r) return r;
     }
     if (const toml::node* d = doc.get("description"); d != nullptr && !d->is_string()) {
-      return fail(*d, "description must be a string (got " + type_name(*d) + ")");
+      return fail(*d, "description must be a string (got " + TomlReader::type_name(*d) + ")");
     }
     b_.profile_name(src_.name);
 
@@ -83,51 +57,24 @@ class ProfileReader {
     if (auto* t = section(doc, "footer", profile_keys("footer"))) {
       if (auto v = flag(*t, "footer", "quiet")) b_.quiet_footer(*v);
     }
-    if (err_) return *err_;
+    if (r_.failed()) return *r_.error();
     return ok_result();
   }
 
  private:
-  std::string at(const toml::source_region& r) const {
-    return src_.file + ":" + std::to_string(r.begin.line) + ":" + std::to_string(r.begin.column);
-  }
-
+  std::string at(const toml::source_region& r) const { return r_.at(r); }
   Error fail_at(const toml::source_region& r, std::string message, std::string hint = {}) {
-    if (!err_) err_ = make_error(std::move(message), at(r), std::move(hint));
-    return *err_;
+    return r_.fail_at(r, std::move(message), std::move(hint));
   }
   Error fail(const toml::node& n, std::string message, std::string hint = {}) {
-    return fail_at(n.source(), std::move(message), std::move(hint));
+    return r_.fail(n, std::move(message), std::move(hint));
   }
+  static std::string type_name(const toml::node& n) { return TomlReader::type_name(n); }
 
-  // Unknown keys are errors: a typo must not silently drop a restriction or a grant.
-  bool check_keys(const toml::table& t, const std::string& table, const std::vector<std::string>& known) {
-    for (auto&& [k, v] : t) {
-      std::string key(k.str());
-      if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-      std::string msg;
-      if (table.empty()) {
-        msg = v.is_table() ? "unknown table [" + key + "]" : "unknown key \"" + key + "\"";
-      } else {
-        msg = "unknown key \"" + key + "\" in [" + table + "]";
-      }
-      fail_at(k.source(), msg, did_you_mean(key, known));
-      return false;
-    }
-    return true;
-  }
-
-  const toml::table* section(const toml::table& doc, const char* name,
-                             const std::vector<std::string>& known) {
-    if (err_) return nullptr;
-    const toml::node* n = doc.get(name);
-    if (n == nullptr) return nullptr;
-    if (!n->is_table()) {
-      fail(*n, std::string(name) + " must be a table ([" + name + "]), got " + type_name(*n));
-      return nullptr;
-    }
-    if (!check_keys(*n->as_table(), name, known)) return nullptr;
-    return n->as_table();
+  const toml::table* section(const toml::table& doc, const char* name, const std::vector<std::string>& known) {
+    const toml::table* t = r_.table(doc, name, name, "write it as the table [" + std::string(name) + "]");
+    if (t == nullptr || !r_.check_keys(*t, "[" + std::string(name) + "]", known)) return nullptr;
+    return t;
   }
 
   Result<void> apply_parent(const toml::node& ext) {
@@ -163,26 +110,12 @@ class ProfileReader {
     return r;
   }
 
+  // "[TABLE] KEY": how a value is named in messages.
+  static std::string what(const char* table, const char* key) { return "[" + std::string(table) + "] " + key; }
+
   // An array of strings; errors point at the offending element.
-  std::optional<std::vector<std::pair<std::string, std::string>>> strings(
-      const toml::table& t, const char* table, const char* key) {
-    const toml::node* n = t.get(key);
-    if (n == nullptr || err_) return std::nullopt;
-    const toml::array* arr = n->as_array();
-    std::string what = "[" + std::string(table) + "] " + key;
-    if (arr == nullptr) {
-      fail(*n, what + " must be an array of strings (got " + type_name(*n) + ")");
-      return std::nullopt;
-    }
-    std::vector<std::pair<std::string, std::string>> out;  // value, position
-    for (const toml::node& e : *arr) {
-      if (!e.is_string()) {
-        fail(e, what + " must be an array of strings (got " + type_name(e) + " in it)");
-        return std::nullopt;
-      }
-      out.emplace_back(e.as_string()->get(), at(e.source()));
-    }
-    return out;
+  std::optional<std::vector<TomlString>> strings(const toml::table& t, const char* table, const char* key) {
+    return r_.strings(t, key, what(table, key));
   }
 
   void filesystem(const toml::table& t) {
@@ -199,7 +132,7 @@ class ProfileReader {
     for (const auto& l : lists) {
       auto items = strings(t, "filesystem", l.key);
       if (!items) continue;
-      for (const auto& [p, pos] : *items) {
+      for (const auto& [p, pos, node] : *items) {
         if (p.empty()) {
           fail(*t.get(l.key), "[filesystem] " + std::string(l.key) + " has an empty path");
           return;
@@ -213,12 +146,10 @@ class ProfileReader {
       }
     }
     if (auto items = strings(t, "filesystem", "create")) {
-      const toml::array& arr = *t.get("create")->as_array();
-      for (std::size_t i = 0; i < items->size(); ++i) {
-        const auto& [p, pos] = (*items)[i];
+      for (const auto& [p, pos, node] : *items) {
         // Only the user's own state directories: "~/x" (nothing above HOME, no "..").
         if (p.size() < 3 || p.compare(0, 2, "~/") != 0 || p.find("..") != std::string::npos) {
-          fail(*arr.get(i), "[filesystem] create takes directories under HOME, written \"~/NAME\" (got \"" + p + "\")");
+          fail(*node, "[filesystem] create takes directories under HOME, written \"~/NAME\" (got \"" + p + "\")");
           return;
         }
         b_.create_dir(p, {Origin::Kind::Profile, pos});
@@ -247,41 +178,20 @@ class ProfileReader {
         b_.create_file(p, content->get(), {Origin::Kind::Profile, at(value.source())});
       }
     }
-    if (const toml::node* n = t.get("cwd")) {
-      const auto* s = n->as_string();
-      std::string v = s ? s->get() : std::string();
-      if (s == nullptr || std::find(kCwdValues.begin(), kCwdValues.end(), v) == kCwdValues.end()) {
-        std::string got = s ? "\"" + v + "\"" : type_name(*n);
-        fail(*n, "[filesystem] cwd must be one of " + join_words(kCwdValues) + " (got " + got + ")",
-             s ? did_you_mean(v, kCwdValues) : "");
-        return;
-      }
-      b_.cwd_access(*parse_access(v), Origin{Origin::Kind::Profile, at(n->source())});
+    if (auto v = r_.choice(t, "cwd", "[filesystem] cwd", kCwdValues)) {
+      b_.cwd_access(*parse_access(*v), Origin{Origin::Kind::Profile, at(t.get("cwd")->source())});
     }
   }
 
   void network(const toml::table& t) {
     std::optional<NetMode> mode;
-    const toml::node* mode_node = t.get("mode");
-    if (mode_node != nullptr) {
-      const auto* s = mode_node->as_string();
-      std::string v = s ? s->get() : std::string();
-      if (v == "off") {
-        mode = NetMode::Off;
-      } else if (v == "on") {
-        mode = NetMode::Host;
-      } else if (v == "filtered") {
-        mode = NetMode::Filtered;
-      } else {
-        std::string got = s ? "\"" + v + "\"" : type_name(*mode_node);
-        fail(*mode_node, "[network] mode must be one of " + join_words(kNetModes) + " (got " + got + ")",
-             s ? did_you_mean(v, kNetModes) : "");
-        return;
-      }
+    if (auto v = r_.choice(t, "mode", "[network] mode", kNetModes)) {
+      mode = *v == "off" ? NetMode::Off : *v == "on" ? NetMode::Host : NetMode::Filtered;
     }
+    if (r_.failed()) return;
     auto allow = strings(t, "network", "allow");
     auto deny = strings(t, "network", "deny");
-    if (err_) return;
+    if (r_.failed()) return;
     bool lists = (allow && !allow->empty()) || (deny && !deny->empty());
     if (lists && mode && *mode != NetMode::Filtered) {
       const toml::node* n = t.get(allow && !allow->empty() ? "allow" : "deny");
@@ -296,24 +206,21 @@ class ProfileReader {
       b_.network(NetMode::Filtered);  // a list alone means filtering
     }
     if (allow) {
-      for (const auto& [d, pos] : *allow) b_.allow_domain(d, pos);
+      for (const auto& [d, pos, node] : *allow) b_.allow_domain(d, pos);
     }
     if (deny) {
-      for (const auto& [d, pos] : *deny) b_.deny_domain(d, pos);
+      for (const auto& [d, pos, node] : *deny) b_.deny_domain(d, pos);
     }
   }
 
   void env(const toml::table& t) {
     if (auto pass = strings(t, "env", "pass")) {
-      const toml::array& arr = *t.get("pass")->as_array();
-      std::size_t i = 0;
-      for (const auto& [name, pos] : *pass) {
+      for (const auto& [name, pos, node] : *pass) {
         if (!valid_env_name(name)) {
-          fail(*arr.get(i), "[env] pass: invalid variable name \"" + name + "\"", kEnvNameHint);
+          fail(*node, "[env] pass: invalid variable name \"" + name + "\"", kEnvNameHint);
           return;
         }
         b_.pass_env(name);
-        ++i;
       }
     }
     if (const toml::node* n = t.get("set")) {
@@ -340,8 +247,8 @@ class ProfileReader {
   // A size: "2G" or a plain number of bytes.
   std::optional<std::uint64_t> size(const toml::table& t, const char* key, const char* table = "limits") {
     const toml::node* n = t.get(key);
-    if (n == nullptr || err_) return std::nullopt;
-    std::string what = std::string("[") + table + "] " + key;
+    if (n == nullptr || r_.failed()) return std::nullopt;
+    const std::string what = this->what(table, key);
     if (const auto* i = n->as_integer()) {
       if (i->get() <= 0) {
         fail(*n, what + " must be positive (got " + std::to_string(i->get()) + ")");
@@ -362,33 +269,20 @@ class ProfileReader {
   }
 
   std::optional<std::uint64_t> count(const toml::table& t, const char* key, const char* table = "limits") {
-    const toml::node* n = t.get(key);
-    if (n == nullptr || err_) return std::nullopt;
-    const auto* i = n->as_integer();
-    if (i == nullptr || i->get() <= 0) {
-      std::string got = i ? std::to_string(i->get()) : type_name(*n);
-      fail(*n, std::string("[") + table + "] " + key + " must be a positive integer (got " + got + ")");
-      return std::nullopt;
-    }
-    return static_cast<std::uint64_t>(i->get());
+    auto v = r_.integer(t, key, what(table, key), 1);
+    if (!v) return std::nullopt;
+    return static_cast<std::uint64_t>(*v);
   }
 
   std::optional<bool> flag(const toml::table& t, const char* table, const char* key) {
-    const toml::node* n = t.get(key);
-    if (n == nullptr || err_) return std::nullopt;
-    if (!n->is_boolean()) {
-      fail(*n, "[" + std::string(table) + "] " + key + " must be true or false (got " +
-                   type_name(*n) + ")");
-      return std::nullopt;
-    }
-    return n->as_boolean()->get();
+    return r_.boolean(t, key, what(table, key));
   }
 
   void limits(const toml::table& t) {
     Limits& l = b_.mutable_limits();
     if (auto v = size(t, "memory")) l.memory_bytes = v;
     if (auto v = count(t, "pids")) l.pids = v;
-    if (const toml::node* n = t.get("cpu"); n != nullptr && !err_) {
+    if (const toml::node* n = t.get("cpu"); n != nullptr && !r_.failed()) {
       std::optional<double> cpu;
       if (const auto* f = n->as_floating_point()) cpu = f->get();
       if (const auto* i = n->as_integer()) cpu = static_cast<double>(i->get());
@@ -404,7 +298,7 @@ class ProfileReader {
       }
       l.cpu = cpu;
     }
-    if (const toml::node* n = t.get("timeout"); n != nullptr && !err_) {
+    if (const toml::node* n = t.get("timeout"); n != nullptr && !r_.failed()) {
       if (const auto* i = n->as_integer()) {
         if (i->get() <= 0) {
           fail(*n, "[limits] timeout must be positive (got " + std::to_string(i->get()) + ")");
@@ -453,10 +347,10 @@ class ProfileReader {
     setup.name = name_s->get();
     setup.origin = {Origin::Kind::Profile, "profile " + src_.name};
     if (auto args = strings(t, "command", "args")) {
-      for (auto& [a, pos] : *args) setup.args.push_back(std::move(a));
+      for (auto& a : *args) setup.args.push_back(std::move(a.value));
     }
     if (auto conflicts = strings(t, "command", "conflicts")) {
-      for (auto& [c, pos] : *conflicts) {
+      for (auto& [c, pos, node] : *conflicts) {
         if (c.empty() || c[0] != '-' || std::count(c.begin(), c.end(), ' ') > 1) {
           fail_at(t.get("conflicts")->source(),
                   "[command] conflicts takes \"--FLAG\" or \"--FLAG VALUE\" (got \"" + c + "\")");
@@ -465,14 +359,8 @@ class ProfileReader {
         setup.conflicts.push_back(std::move(c));
       }
     }
-    if (const toml::node* m = t.get("conflict_message")) {
-      if (!m->is_string()) {
-        fail(*m, "[command] conflict_message must be a string (got " + type_name(*m) + ")");
-        return;
-      }
-      setup.conflict_message = m->as_string()->get();
-    }
-    if (err_) return;
+    if (auto m = r_.string(t, "conflict_message", "[command] conflict_message")) setup.conflict_message = *m;
+    if (r_.failed()) return;
     b_.command_setup(std::move(setup));
   }
 
@@ -486,7 +374,7 @@ class ProfileReader {
     if (auto v = size(t, "max_bytes", "undo")) u.max_bytes = *v;
     if (auto v = size(t, "store_quota", "undo")) u.store_quota = *v;
     if (auto items = strings(t, "undo", "excludes")) {
-      for (auto& [value, where] : *items) {
+      for (auto& [value, where, node] : *items) {
         if (value.empty() || value[0] == '/' || value == "." || value == ".." || value.find("..") != std::string::npos) {
           fail_at(t.get("excludes")->source(), "[undo] excludes: \"" + value +
                   "\" must be a name or a path relative to the project (no \"..\", not absolute)");
@@ -501,7 +389,7 @@ class ProfileReader {
   PolicyBuilder& b_;
   const HostContext& ctx_;
   std::vector<std::string>& chain_;
-  std::optional<Error> err_;
+  TomlReader r_;
 };
 
 }  // namespace

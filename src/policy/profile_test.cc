@@ -195,7 +195,7 @@ TEST_F(ProfileTest, ErrorsCarryPositionsAndHints) {
   EXPECT_EQ(error_of("[limits]\npids = 0\n"), "p.toml:2:8: [limits] pids must be a positive integer (got 0)");
   EXPECT_EQ(error_of("[limits]\ncpu = -1\n"),
             "p.toml:2:7: [limits] cpu must be a positive number of cores, like 1.5 (got -1)");
-  EXPECT_EQ(error_of("network = \"on\"\n"), "p.toml:1:11: network must be a table ([network]), got a string");
+  EXPECT_EQ(error_of("network = \"on\"\n"), "p.toml:1:11: network must be a table (got a string) (write it as the table [network])");
   // TOML syntax errors come from the parser, with its position.
   std::string syntax = error_of("[filesystem\n");
   EXPECT_EQ(syntax.rfind("p.toml:1:", 0), 0u) << syntax;

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "paddock/policy.h"
+#include "sys/syscalls.h"
 
 namespace paddock {
 namespace {
@@ -42,7 +43,7 @@ class RealFs final : public FsView {
     out.emplace();
     alignas(8) char buf[4096];
     for (int reads = 0;; ++reads) {
-      const long n = ::syscall(SYS_getdents64, fd, buf, sizeof buf);
+      const long n = sys::getdents64(fd, buf, sizeof buf);
       if (n == 0) break;
       if (n < 0 || reads == kMaxReads) {
         out.reset();

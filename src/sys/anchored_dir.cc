@@ -8,13 +8,12 @@
 #include <unistd.h>
 
 #include <random>
+#include <vector>
+
+#include "sys/syscalls.h"
 
 namespace paddock::sys {
 namespace {
-
-#ifndef SYS_openat2
-#define SYS_openat2 437
-#endif
 
 Error through_symlink(const std::string& path, const std::string& at) {
   Error e = make_error("the directory goes through a symlink (" + at +
@@ -50,14 +49,83 @@ Result<UniqueFd> walk(const std::string& path) {
   return cur;
 }
 
+// open_beneath without openat2: one openat(O_NOFOLLOW) per component, each checked to be on
+// DIRFD's file system. Returns the fd or -1 with errno as openat2 would set it.
+int walk_beneath(int dirfd, const std::string& rel, int flags) {
+  struct stat top;
+  if (::fstat(dirfd, &top) != 0) return -1;
+  if (rel.empty() || rel[0] == '/') {
+    errno = rel.empty() ? ENOENT : EXDEV;
+    return -1;
+  }
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i <= rel.size();) {
+    std::size_t j = rel.find('/', i);
+    if (j == std::string::npos) j = rel.size();
+    std::string comp = rel.substr(i, j - i);
+    i = j + 1;
+    if (comp == "..") {
+      errno = EXDEV;  // RESOLVE_BENEATH: never above DIRFD (fail closed: not even down and up again)
+      return -1;
+    }
+    if (!comp.empty() && comp != ".") parts.push_back(std::move(comp));
+  }
+  UniqueFd held;
+  int cur = dirfd;
+  for (std::size_t k = 0; k + 1 < parts.size(); ++k) {
+    int fd = retry_eintr([&] { return ::openat(cur, parts[k].c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC); });
+    if (fd < 0) {
+      const int e = errno;
+      struct stat st;
+      if (e == ENOTDIR && ::fstatat(cur, parts[k].c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+        errno = ELOOP;
+      else
+        errno = e;
+      return -1;
+    }
+    held.reset(fd);
+    cur = fd;
+    struct stat st;
+    if (::fstat(cur, &st) != 0) return -1;
+    if (st.st_dev != top.st_dev) {
+      errno = EXDEV;
+      return -1;
+    }
+  }
+  const char* last = parts.empty() ? "." : parts.back().c_str();
+  int fd = retry_eintr([&] { return ::openat(cur, last, flags | O_NOFOLLOW | O_CLOEXEC); });
+  if (fd < 0) return -1;
+  UniqueFd out(fd);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return -1;
+  if (st.st_dev != top.st_dev) {
+    errno = EXDEV;
+    return -1;
+  }
+  return out.release();
+}
+
 }  // namespace
+
+Result<UniqueFd> open_beneath(int dirfd, const std::string& rel, int flags, Openat2Fn openat2_fn) {
+  open_how how{};
+  how.flags = static_cast<std::uint64_t>(flags | O_CLOEXEC);
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
+  if (openat2_fn == nullptr) openat2_fn = &openat2;
+  long fd = retry_eintr([&] { return openat2_fn(dirfd, rel.c_str(), &how, sizeof(how)); });
+  if (fd < 0 && (errno == ENOSYS || errno == E2BIG || errno == EPERM)) {  // no openat2 (or a filter refuses it)
+    fd = walk_beneath(dirfd, rel, flags);
+  }
+  if (fd < 0) return errno_error("cannot open", errno, rel);
+  return UniqueFd(static_cast<int>(fd));
+}
 
 Result<UniqueFd> open_dir_no_symlinks(const std::string& path) {
   if (path.empty()) return make_error("empty directory path");
   open_how how{};
   how.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
   how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-  long fd = retry_eintr([&] { return ::syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof(how)); });
+  long fd = retry_eintr([&] { return openat2(AT_FDCWD, path.c_str(), &how, sizeof(how)); });
   if (fd >= 0) return UniqueFd(static_cast<int>(fd));
   const int e = errno;
   if (e == ENOSYS || e == E2BIG || e == EPERM) return walk(path);  // no openat2 (or a filter refuses it)

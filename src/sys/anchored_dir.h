@@ -8,6 +8,8 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
+
 #include <string>
 #include <string_view>
 
@@ -20,6 +22,19 @@ namespace paddock::sys {
 // component: openat2(RESOLVE_NO_SYMLINKS), or, where the kernel has no openat2, one
 // openat(O_NOFOLLOW|O_DIRECTORY) per component. A symlink on the way is an error that says so.
 Result<UniqueFd> open_dir_no_symlinks(const std::string& path);
+
+// The openat2 a resolution calls: sys::openat2, or a test's stand-in (anchored_dir_test.cc passes
+// one that fails with ENOSYS to run the fallback on a kernel that has openat2).
+using Openat2Fn = long (*)(int dirfd, const char* path, const void* how, std::size_t how_size);
+
+// Opens REL (relative, below DIRFD) with FLAGS | O_CLOEXEC, following no symlink, no magic link,
+// no ".." out of DIRFD and no mount point: openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+// RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV). A trailing symlink opens only with O_PATH | O_NOFOLLOW
+// (the link itself). Where the kernel has no openat2 (ENOSYS; or E2BIG, EPERM from a filter), one
+// openat(O_NOFOLLOW) per component: ".." and absolute paths are refused (EXDEV), a symlink on the
+// way fails with ELOOP, a component on another file system with EXDEV (a bind mount of the same
+// file system is not seen there: the kernel that lacks openat2 has no mount id to compare).
+Result<UniqueFd> open_beneath(int dirfd, const std::string& rel, int flags, Openat2Fn openat2_fn = nullptr);
 
 // Splits PATH into its directory ("." when none) and its last component; an empty last component
 // (a path ending in '/', ".", "..") is an error.

@@ -7,6 +7,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#endif
+#ifndef SYS_move_mount
+#define SYS_move_mount 429
+#endif
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
 #ifndef SYS_clone3
 #define SYS_clone3 435
 #endif
@@ -79,6 +88,18 @@ int pidfd_send_signal(int pidfd, int sig) {
   return static_cast<int>(::syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0));
 }
 
+int open_tree(int dirfd, const char* path, unsigned flags) {
+  return static_cast<int>(::syscall(SYS_open_tree, dirfd, path, flags));
+}
+
+int move_mount(int from_dirfd, const char* from_path, int to_dirfd, const char* to_path, unsigned flags) {
+  return static_cast<int>(::syscall(SYS_move_mount, from_dirfd, from_path, to_dirfd, to_path, flags));
+}
+
+int mount_setattr(int dirfd, const char* path, unsigned flags, const void* attr, std::size_t attr_size) {
+  return static_cast<int>(::syscall(SYS_mount_setattr, dirfd, path, flags, attr, attr_size));
+}
+
 int mount_setattr_recursive(const char* path, std::uint64_t attr_set, std::uint64_t attr_clr) {
   struct {
     std::uint64_t attr_set, attr_clr, propagation, userns_fd;
@@ -88,6 +109,20 @@ int mount_setattr_recursive(const char* path, std::uint64_t attr_set, std::uint6
 
 int close_range(unsigned first, unsigned last, unsigned flags) {
   return static_cast<int>(::syscall(SYS_close_range, first, last, flags));
+}
+
+int capset(void* header, const void* data) { return static_cast<int>(::syscall(SYS_capset, header, data)); }
+
+long seccomp(unsigned op, unsigned flags, void* args) { return ::syscall(SYS_seccomp, op, flags, args); }
+
+long getdents64(int fd, void* buf, std::size_t len) { return ::syscall(SYS_getdents64, fd, buf, len); }
+
+int renameat2(int old_dirfd, const char* old_path, int new_dirfd, const char* new_path, unsigned flags) {
+  return static_cast<int>(::syscall(SYS_renameat2, old_dirfd, old_path, new_dirfd, new_path, flags));
+}
+
+long openat2(int dirfd, const char* path, const void* how, std::size_t how_size) {
+  return ::syscall(SYS_openat2, dirfd, path, how, how_size);
 }
 
 }  // namespace paddock::sys

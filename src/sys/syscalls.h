@@ -64,6 +64,11 @@ int pivot_root(const char* new_root, const char* put_old);
 int pidfd_open(pid_t pid, unsigned flags);
 int pidfd_send_signal(int pidfd, int sig);
 
+// The new mount API (Linux 5.2; mount_setattr 5.12): -1 with ENOSYS before.
+int open_tree(int dirfd, const char* path, unsigned flags);
+int move_mount(int from_dirfd, const char* from_path, int to_dirfd, const char* to_path, unsigned flags);
+// mount_setattr(2): ATTR is a struct mount_attr of ATTR_SIZE bytes.
+int mount_setattr(int dirfd, const char* path, unsigned flags, const void* attr, std::size_t attr_size);
 // mount_setattr(2) with AT_RECURSIVE: sets/clears MOUNT_ATTR_* on a whole mount tree.
 int mount_setattr_recursive(const char* path, std::uint64_t attr_set, std::uint64_t attr_clr);
 constexpr std::uint64_t kMountAttrRdonly = 0x00000001;
@@ -74,5 +79,17 @@ constexpr std::uint64_t kMountAttrNoexec = 0x00000008;
 // close_range(2); returns -1 with ENOSYS on kernels before 5.9 (CLOEXEC flag: 5.11).
 int close_range(unsigned first, unsigned last, unsigned flags);
 constexpr unsigned kCloseRangeCloexec = 1U << 2;  // CLOSE_RANGE_CLOEXEC
+
+// capset(2) with a _LINUX_CAPABILITY_VERSION_3 header and its two data words.
+int capset(void* header, const void* data);
+// seccomp(2): SECCOMP_SET_MODE_FILTER (returns the listener fd with NEW_LISTENER), GET_ACTION_AVAIL.
+long seccomp(unsigned op, unsigned flags, void* args);
+// getdents64(2): fills BUF with struct linux_dirent64 records; 0 at the end, -1 with errno.
+long getdents64(int fd, void* buf, std::size_t len);
+// renameat2(2) (RENAME_NOREPLACE: fails with EEXIST instead of replacing; never emulated, since
+// a check-then-rename would race with the sandbox).
+int renameat2(int old_dirfd, const char* old_path, int new_dirfd, const char* new_path, unsigned flags);
+// openat2(2): HOW is a struct open_how of HOW_SIZE bytes. -1 with ENOSYS before Linux 5.6.
+long openat2(int dirfd, const char* path, const void* how, std::size_t how_size);
 
 }  // namespace paddock::sys

@@ -14,6 +14,7 @@
 #include "sys/anchored_dir.h"
 #include "undo/copy_file.h"
 #include "undo/tree_fs.h"
+#include "sys/syscalls.h"
 
 namespace paddock::undo {
 
@@ -92,7 +93,7 @@ class RealTreeFs final : public TreeFs {
     std::vector<TreeChild> out;
     alignas(8) char buf[1 << 15];
     for (;;) {
-      long got = sys::retry_eintr([&] { return ::syscall(SYS_getdents64, *fd, buf, sizeof(buf)); });
+      long got = sys::retry_eintr([&] { return sys::getdents64(*fd, buf, sizeof(buf)); });
       if (got < 0) return errno_error("cannot read", errno, where(dir));
       if (got == 0) break;
       for (long off = 0; off < got;) {
