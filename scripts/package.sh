@@ -57,6 +57,12 @@ fi
 
 echo "package.sh: building paddock $version (commit $commit) in $tree"
 jobs=$(nproc)
+# Where ccache is installed (a developer's machine; not CI's), the compiler goes through it: the
+# package's objects are the same, and a second package build of the same tree takes seconds
+# instead of a full compile (CMake reads these at configure time).
+if command -v ccache >/dev/null; then
+  export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+fi
 (cd "$tree" && PADDOCK_COMMIT=$commit DEB_BUILD_OPTIONS="parallel=$jobs ${DEB_BUILD_OPTIONS:-}" \
    dpkg-buildpackage -b -us -uc) >"$work/build.log" 2>&1 || {
   tail -40 "$work/build.log" >&2
