@@ -397,6 +397,8 @@ int do_prune(const PruneFlags& f) {
   std::uint64_t total = 0;
   for (const auto& r : *all) {
     auto u = jail::disk_usage(r.jail_root);
+    // A jail that cannot be measured is said, never silently counted as empty.
+    if (!u) print_error(make_error("jail " + r.name + ": size unknown, counted as 0: " + u.error().describe()));
     sizes.push_back(u ? *u : 0);
     total += sizes.back();
   }

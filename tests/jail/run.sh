@@ -586,6 +586,31 @@ git update-ref refs/heads/paddock/$name-own HEAD; true" >/dev/null 2>&1 || true
   if "$P" jail exec "$name" -- true 2>"$work/err"; then fail "exec over the cap ran"
   else grep -q "over its size cap" "$work/err" && ok || fail "no size-cap message: $(cat "$work/err")"; fi
 
+  # Issue 30 item 3: an overlay jail with a size cap runs more than once (overlayfs leaves its
+  # work/work with mode 0 after each mount: the cap's measure read "cannot open directory"), and
+  # show and prune know its size.
+  tc=quota-overlay
+  export PADDOCK_JAILS_DIR=$work/quota-store  # prune looks at every jail of its store
+  name=$prefix-quota-ov
+  "$P" jail create "$name" --workspace overlay --source "$work/src-refused" --max-size 1M 2>/dev/null && jails+=("$name")
+  for i in 1 2 3; do
+    if "$P" jail exec "$name" -- sh -c "echo $i >n$i" >/dev/null 2>"$work/err"; then ok
+    else fail "overlay exec $i under the cap: $(cat "$work/err")"; fi
+  done
+  "$P" jail show "$name" >"$work/show" 2>&1
+  grep -q '^size  *[0-9.]*[KMG]* of at most 1M' "$work/show" && ok || fail "show has no size: $(grep size "$work/show")"
+  size=$("$P" jail show "$name" --json | sed -n 's/^  "size_bytes": \([0-9]*\),*$/\1/p')
+  [ "${size:-0}" -gt 0 ] && ok || fail "show --json has no size_bytes"
+  expect "overlay exec under the cap" "$P" jail exec "$name" -- sh -c 'head -c 2000000 /dev/zero >big'
+  if "$P" jail exec "$name" -- true 2>"$work/err"; then fail "overlay exec over the cap ran"
+  else grep -q "over its size cap" "$work/err" && ok || fail "overlay: no size-cap message: $(cat "$work/err")"; fi
+  "$P" jail prune --max-size 1 --dry-run >/dev/null 2>"$work/err" || fail "prune --dry-run: $(cat "$work/err")"
+  line=$(grep "would remove jail $name " "$work/err" || true)
+  case "$line" in *"(0, "*|"") fail "prune lists the overlay jail without its size: $(cat "$work/err")" ;; *) ok ;; esac
+  grep -q "size unknown" "$work/err" && fail "prune could not measure a jail: $(cat "$work/err")" || ok
+  "$P" jail rm --force "$name" >/dev/null 2>&1 || fail "rm"
+  unset PADDOCK_JAILS_DIR
+
   # Two execs at once in one jail; rm refused while one runs.
   tc=concurrent
   name=$prefix-conc
