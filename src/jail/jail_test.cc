@@ -471,6 +471,39 @@ TEST_F(JailStore, DiskUsageCountsADirectoryItsOwnerCannotRead) {
   EXPECT_EQ(st.st_mode & 07777, 0u) << "the directory's mode was not put back";
 }
 
+// Issue 30 item 2: the source's .gitignore leaves files out of a copy jail's diff; a jail's
+// .gitignore leaves more out (counted apart) but its "!" lines bring nothing back; names a run
+// chose that look like pathspec magic or globs are matched as the names they are; a symlinked
+// .gitignore in the workspace is not read.
+TEST_F(JailStore, DiffLeavesOutWhatTheIgnoreRulesIgnore) {
+  write(src_ + "/.gitignore", "*.o\n:!x.c\n");
+  Runtime r = make("ign");
+  const std::string ws = r.workspace_root;
+  write(ws + "/m.o", "o");
+  write(ws + "/:!x.c", "literal name");
+  write(ws + "/b*.c", "glob-looking name");
+  write(ws + "/x.c", "plain");
+  mkdir((ws + "/sub").c_str(), 0755);
+  write(ws + "/sub/.gitignore", "hide.txt\n!*.o\n");
+  write(ws + "/sub/hide.txt", "h");
+  write(ws + "/sub/n.o", "o");
+  mkdir((ws + "/lnk").c_str(), 0755);
+  symlink((src_ + "/.gitignore").c_str(), (ws + "/lnk/.gitignore").c_str());
+  write(ws + "/lnk/p.o", "o");  // ignored by the source's *.o all the same
+  write(ws + "/lnk/x.c", "not ignored: the link is not read");
+  auto d = diff(r, false);
+  ASSERT_TRUE(d.ok()) << d.error().describe();
+  std::vector<std::string> paths;
+  for (const Change& c : d->changes) paths.push_back(c.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{"b*.c", "lnk/.gitignore", "lnk/x.c", "sub/.gitignore", "x.c"}));
+  EXPECT_EQ(d->ignored.files, 5u);  // m.o, :!x.c, sub/n.o, lnk/p.o by the source; sub/hide.txt by the jail
+  EXPECT_EQ(d->ignored.by_jail, 1u);
+  auto all = diff(r, false, false, Ignored::Include);
+  ASSERT_TRUE(all.ok()) << all.error().describe();
+  EXPECT_EQ(all->changes.size(), 10u);
+  EXPECT_EQ(all->ignored.files, 0u);
+}
+
 TEST(JailManifest, RoundTripsOddNames) {
   TempDir t;
   int fd = open(t.path().c_str(), O_RDONLY | O_DIRECTORY);
