@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -84,6 +85,8 @@ class Lock {
   int fd_ = -1;
 };
 
+struct CopyStats;  // below, with copy_tree
+
 struct CreateOptions {
   std::string name;
   WorkspaceMode workspace = WorkspaceMode::Copy;
@@ -93,6 +96,8 @@ struct CreateOptions {
   std::string profile_root;
   std::string backend = "native";
   std::optional<std::uint64_t> max_size_bytes;
+  // copy: called with the figures so far while the source is copied (it may take a while).
+  std::function<void(const CopyStats&)> progress;
 };
 
 // The store: one directory holding a directory per jail.
@@ -146,6 +151,8 @@ Result<void> check_root(const std::string& dir, uid_t uid, std::string_view what
 struct CopyStats {
   std::uint64_t files = 0, reflinked = 0, bytes = 0, symlinks = 0, dirs = 0, skipped = 0;
 };
+// Called with the figures so far after each entry copied (the CLI's progress line).
+using CopyProgress = std::function<void(const CopyStats&)>;
 Result<CopyStats> copy_tree(const std::string& src, const std::string& dst);
 
 // What a jail changed against its source.

@@ -10,6 +10,7 @@
 #include "cli/arg_values.h"
 #include "cli/commands.h"
 #include "cli/footer.h"
+#include "cli/progress_line.h"
 #include "cli/run_command.h"
 #include "paddock/jail.h"
 #include "paddock/jail_backend.h"
@@ -74,7 +75,16 @@ int do_create(const CreateFlags& f) {
   }
   auto st = store();
   if (!st) return print_error(st.error()), 1;
+  // A large source takes a while to copy: progress (cli/progress_line.h), once past a second.
+  auto line = std::make_shared<ProgressLine>("PADDOCK_JAIL_PROGRESS_AFTER_MS");
+  o.progress = [line](const jail::CopyStats& c) {
+    line->update([&](double secs) {
+      return "jail: copying the source: " + std::to_string(c.files) + " files, " + format_size(c.bytes) + ", " +
+             format_size(static_cast<std::uint64_t>(static_cast<double>(c.bytes) / secs)) + "/s";
+    });
+  };
   auto r = st->create(o);
+  line->finish();
   if (!r) return print_error(r.error()), 1;
   std::fprintf(stderr, "[paddock] jail %s: %s workspace at %s, %s HOME\n", r->name.c_str(),
                std::string(to_string(r->workspace_mode)).c_str(), r->workspace_root.c_str(),

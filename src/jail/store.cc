@@ -320,7 +320,7 @@ Result<Runtime> Store::create(const CreateOptions& o) {
       break;
     case WorkspaceMode::Copy: {
       std::vector<ManifestEntry> manifest;
-      auto c = copy_tree_manifest(source, ws, &manifest);
+      auto c = copy_tree_manifest(source, ws, &manifest, o.progress);
       if (!c) return std::move(c).take_error();
       auto rt = sys::open_dir_no_symlinks(root + "/runtime");
       if (!rt) return std::move(rt).take_error();
