@@ -182,7 +182,8 @@ Result<Diff> diff(const Runtime& r, bool with_patch, bool publishable_only = fal
                   Ignored ignored = Ignored::LeaveOut);
 
 // What `jail rm` would lose: a copy or overlay workspace's changes not applied to the source; a
-// worktree's changes beyond the commit it is at (its commits stay on its branch).
+// worktree's changes beyond the commit it is at (its commits stay on its branch). Files the
+// source's ignore rules ignore are not counted (a build's output is not work to lose).
 Result<std::vector<Change>> unsynced(const Runtime& r);
 
 // What a sync published, and what it held back.
