@@ -148,9 +148,14 @@ Result<std::set<std::string>> source_head_files(const Runtime& r, const SealedGi
 Result<IgnoreVerdict> ignored_paths(const Runtime& r, const SealedGit& git, const std::vector<std::string>& paths,
                                     const std::string& jail_root, const std::set<std::string>& tracked) {
   IgnoreVerdict v;
+  // A path under a directory named .gitignore (a run can make one) cannot sit in a rules tree
+  // beside its parent's .gitignore file: never left out (the safe side: it is shown, and judged).
+  auto under_gitignore_dir = [](const std::string& p) {
+    return p.rfind(".gitignore/", 0) == 0 || p.find("/.gitignore/") != std::string::npos;
+  };
   std::vector<std::string> candidates;
   for (const std::string& p : paths)
-    if (!tracked.count(p)) candidates.push_back(p);
+    if (!tracked.count(p) && !under_gitignore_dir(p)) candidates.push_back(p);
   if (candidates.empty()) return v;
   const std::string work = jail_git_work(r);
   if (auto w = private_dir(work); !w) return std::move(w).take_error();

@@ -491,16 +491,19 @@ TEST_F(JailStore, DiffLeavesOutWhatTheIgnoreRulesIgnore) {
   symlink((src_ + "/.gitignore").c_str(), (ws + "/lnk/.gitignore").c_str());
   write(ws + "/lnk/p.o", "o");  // ignored by the source's *.o all the same
   write(ws + "/lnk/x.c", "not ignored: the link is not read");
+  mkdir((ws + "/d").c_str(), 0755);
+  mkdir((ws + "/d/.gitignore").c_str(), 0755);  // a directory: the rules tree cannot hold it
+  write(ws + "/d/.gitignore/q.o", "shown, never a failed diff");
   auto d = diff(r, false);
   ASSERT_TRUE(d.ok()) << d.error().describe();
   std::vector<std::string> paths;
   for (const Change& c : d->changes) paths.push_back(c.path);
-  EXPECT_EQ(paths, (std::vector<std::string>{"b*.c", "lnk/.gitignore", "lnk/x.c", "sub/.gitignore", "x.c"}));
+  EXPECT_EQ(paths, (std::vector<std::string>{"b*.c", "d/.gitignore/q.o", "lnk/.gitignore", "lnk/x.c", "sub/.gitignore", "x.c"}));
   EXPECT_EQ(d->ignored.files, 5u);  // m.o, :!x.c, sub/n.o, lnk/p.o by the source; sub/hide.txt by the jail
   EXPECT_EQ(d->ignored.by_jail, 1u);
   auto all = diff(r, false, false, Ignored::Include);
   ASSERT_TRUE(all.ok()) << all.error().describe();
-  EXPECT_EQ(all->changes.size(), 10u);
+  EXPECT_EQ(all->changes.size(), 11u);
   EXPECT_EQ(all->ignored.files, 0u);
 }
 
