@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -84,6 +85,8 @@ class Lock {
   int fd_ = -1;
 };
 
+struct CopyStats;  // below, with copy_tree
+
 struct CreateOptions {
   std::string name;
   WorkspaceMode workspace = WorkspaceMode::Copy;
@@ -93,6 +96,8 @@ struct CreateOptions {
   std::string profile_root;
   std::string backend = "native";
   std::optional<std::uint64_t> max_size_bytes;
+  // copy: called with the figures so far while the source is copied (it may take a while).
+  std::function<void(const CopyStats&)> progress;
 };
 
 // The store: one directory holding a directory per jail.
@@ -146,6 +151,8 @@ Result<void> check_root(const std::string& dir, uid_t uid, std::string_view what
 struct CopyStats {
   std::uint64_t files = 0, reflinked = 0, bytes = 0, symlinks = 0, dirs = 0, skipped = 0;
 };
+// Called with the figures so far after each entry copied (the CLI's progress line).
+using CopyProgress = std::function<void(const CopyStats&)>;
 Result<CopyStats> copy_tree(const std::string& src, const std::string& dst);
 
 // What a jail changed against its source.
@@ -156,17 +163,27 @@ struct Change {
   // it is a repository nested in the workspace), and why. `jail diff` shows it, marked.
   std::string held;
 };
+// Files the source's ignore rules left out of a diff or sync (docs/jails.md, "Ignored files"):
+// diff and every sync leave them out unless asked to include them.
+enum class Ignored { LeaveOut, Include };
+struct IgnoredCount {
+  std::size_t files = 0;    // left out in all
+  std::size_t by_jail = 0;  // of them, by .gitignore files the jail wrote (the source's rules keep them)
+};
 struct Diff {
   std::vector<Change> changes;
+  IgnoredCount ignored;
   // git-style, applicable with `git apply` (binary hunks included). Each held change's part is
   // preceded by a line "# paddock: held back by sync: WHY" (git apply skips such lines); with
   // publishable_only they are left out: what every sync publishes.
   std::string patch;
 };
-Result<Diff> diff(const Runtime& r, bool with_patch, bool publishable_only = false);
+Result<Diff> diff(const Runtime& r, bool with_patch, bool publishable_only = false,
+                  Ignored ignored = Ignored::LeaveOut);
 
 // What `jail rm` would lose: a copy or overlay workspace's changes not applied to the source; a
-// worktree's changes beyond the commit it is at (its commits stay on its branch).
+// worktree's changes beyond the commit it is at (its commits stay on its branch). Files the
+// source's ignore rules ignore are not counted (a build's output is not work to lose).
 Result<std::vector<Change>> unsynced(const Runtime& r);
 
 // What a sync published, and what it held back.
@@ -175,6 +192,7 @@ struct Published {
   std::vector<Change> applied;          // --apply: what was written into the source
   std::vector<Change> held;             // never published, with the reason (Change::held)
   std::vector<LeftBehind> left_behind;  // --apply: what the gate's check after it moved aside
+  IgnoredCount ignored;                 // left out by the ignore rules
 };
 
 // To a new branch of the source repository: worktree mode, a commit holding the workspace as it
@@ -182,10 +200,12 @@ struct Published {
 // its objects), authored as git is configured; copy and overlay, the jail's patch applied to the
 // source's HEAD. Held changes are not in the branch's tree (it keeps HEAD's or the starting
 // commit's version there). The source's work tree is not touched.
-Result<Published> sync_to_branch(const Runtime& r, const std::string& branch);
+Result<Published> sync_to_branch(const Runtime& r, const std::string& branch, Ignored ignored = Ignored::LeaveOut);
 // Into the source's files: refused, listing them, when a file the jail changed was also changed
-// in the source since the jail was made (those files are also in *REFUSED, when given). Held
-// changes are never written; the gate checks the source after the write.
-Result<Published> sync_apply(const Runtime& r, std::vector<std::string>* refused = nullptr);
+// in the source since the jail was made or last synced (those files are also in *REFUSED, when
+// given); what an earlier --apply wrote there is the jail's own, not a change of the source's.
+// Held changes are never written; the gate checks the source after the write.
+Result<Published> sync_apply(const Runtime& r, std::vector<std::string>* refused = nullptr,
+                             Ignored ignored = Ignored::LeaveOut);
 
 }  // namespace paddock::jail

@@ -10,6 +10,7 @@
 #include "cli/arg_values.h"
 #include "cli/commands.h"
 #include "cli/footer.h"
+#include "cli/progress_line.h"
 #include "cli/run_command.h"
 #include "paddock/jail.h"
 #include "paddock/jail_backend.h"
@@ -74,7 +75,16 @@ int do_create(const CreateFlags& f) {
   }
   auto st = store();
   if (!st) return print_error(st.error()), 1;
+  // A large source takes a while to copy: progress (cli/progress_line.h), once past a second.
+  auto line = std::make_shared<ProgressLine>("PADDOCK_JAIL_PROGRESS_AFTER_MS");
+  o.progress = [line](const jail::CopyStats& c) {
+    line->update([&](double secs) {
+      return "jail: copying the source: " + std::to_string(c.files) + " files, " + format_size(c.bytes) + ", " +
+             format_size(static_cast<std::uint64_t>(static_cast<double>(c.bytes) / secs)) + "/s";
+    });
+  };
   auto r = st->create(o);
+  line->finish();
   if (!r) return print_error(r.error()), 1;
   std::fprintf(stderr, "[paddock] jail %s: %s workspace at %s, %s HOME\n", r->name.c_str(),
                std::string(to_string(r->workspace_mode)).c_str(), r->workspace_root.c_str(),
@@ -231,7 +241,21 @@ std::string dump(const nlohmann::json& j) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-int do_diff(const std::string& name, bool stat_only, bool json) {
+// The one line saying what the ignore rules left out (nothing when nothing was).
+void print_ignored(const jail::IgnoredCount& n) {
+  if (n.files == 0) return;
+  std::string by_jail;
+  if (n.by_jail)
+    by_jail = ", " + std::to_string(n.by_jail) + " of them only by .gitignore files the jail wrote";
+  std::fprintf(stderr, "[paddock] %zu ignored file(s) left out%s (--include-ignored to include them)\n", n.files,
+               by_jail.c_str());
+}
+
+nlohmann::json ignored_json(const jail::IgnoredCount& n) {
+  return {{"files", n.files}, {"by_jail", n.by_jail}};
+}
+
+int do_diff(const std::string& name, bool stat_only, bool json, bool include_ignored) {
   if (json && !stat_only) {
     std::fprintf(stderr, "paddock jail diff: --json goes with --name-status (the patch itself is text)\n");
     return 2;
@@ -240,10 +264,15 @@ int do_diff(const std::string& name, bool stat_only, bool json) {
   if (!st) return print_error(st.error()), 1;
   auto r = st->load(name);
   if (!r) return print_error(r.error()), 1;
-  auto d = jail::diff(*r, !stat_only);
+  auto d = jail::diff(*r, !stat_only, false, include_ignored ? jail::Ignored::Include : jail::Ignored::LeaveOut);
   if (!d) return print_error(d.error()), 1;
+  print_ignored(d->ignored);
   if (json) {
-    std::printf("%s\n", dump({{"jail", r->name}, {"source", r->source}, {"changes", changes_json(d->changes)}}).c_str());
+    std::printf("%s\n", dump({{"jail", r->name},
+                              {"source", r->source},
+                              {"changes", changes_json(d->changes)},
+                              {"ignored", ignored_json(d->ignored)}})
+                            .c_str());
   } else if (stat_only) {
     // What sync holds back is marked, with the reason (the gate's).
     for (const auto& c : d->changes)
@@ -280,6 +309,7 @@ struct SyncFlags {
   std::string name, patch, branch;
   bool apply = false;
   bool json = false;
+  bool include_ignored = false;
 };
 
 // --json: one object on stdout whatever happened: what was written, what was held back (the host
@@ -311,10 +341,13 @@ int do_sync(const SyncFlags& f) {
   if (!r) return failed(r.error(), 1);
   auto lock = st->lock(f.name, true);
   if (!lock) return failed(lock.error(), 1);
+  const jail::Ignored ignored = f.include_ignored ? jail::Ignored::Include : jail::Ignored::LeaveOut;
   if (!f.patch.empty()) {
     // What every sync publishes: the held changes are left out (jail diff shows them).
-    auto d = jail::diff(*r, true, /*publishable_only=*/true);
+    auto d = jail::diff(*r, true, /*publishable_only=*/true, ignored);
     if (!d) return failed(d.error(), 1);
+    print_ignored(d->ignored);
+    out["ignored"] = ignored_json(d->ignored);
     auto parts = sys::split_file_path(f.patch);
     if (!parts) return failed(make_error(parts.error().message, "--patch " + f.patch), 2);
     auto dir = sys::open_dir_no_symlinks(parts->first);
@@ -332,8 +365,10 @@ int do_sync(const SyncFlags& f) {
     return 0;
   }
   if (!f.branch.empty()) {
-    auto c = jail::sync_to_branch(*r, f.branch);
+    auto c = jail::sync_to_branch(*r, f.branch, ignored);
     if (!c) return failed(c.error(), 1);
+    print_ignored(c->ignored);
+    out["ignored"] = ignored_json(c->ignored);
     print_held(c->held, "not in the branch", r->name);
     std::fprintf(stderr, "[paddock] jail %s published as branch %s (%s) in %s\n", r->name.c_str(), f.branch.c_str(),
                  c->commit.substr(0, 12).c_str(), r->source.c_str());
@@ -344,9 +379,11 @@ int do_sync(const SyncFlags& f) {
     return 0;
   }
   std::vector<std::string> refused;
-  auto applied = jail::sync_apply(*r, &refused);
+  auto applied = jail::sync_apply(*r, &refused, ignored);
   for (const auto& p : refused) out["refused"].push_back(p);
   if (!applied) return failed(applied.error(), 1);
+  print_ignored(applied->ignored);
+  out["ignored"] = ignored_json(applied->ignored);
   out["written"] = changes_json(applied->applied);
   out["held"] = changes_json(applied->held);
   for (const LeftBehind& l : applied->left_behind)
@@ -397,6 +434,8 @@ int do_prune(const PruneFlags& f) {
   std::uint64_t total = 0;
   for (const auto& r : *all) {
     auto u = jail::disk_usage(r.jail_root);
+    // A jail that cannot be measured is said, never silently counted as empty.
+    if (!u) print_error(make_error("jail " + r.name + ": size unknown, counted as 0: " + u.error().describe()));
     sizes.push_back(u ? *u : 0);
     total += sizes.back();
   }
@@ -503,7 +542,11 @@ void register_jail(CLI::App& app) {
   jail_name(diff, *diff_name);
   diff->add_flag("--name-status", *diff_stat, "Only the changed paths (A added, M modified, D deleted)");
   diff->add_flag("--json", *diff_json, "With --name-status: as JSON");
-  diff->callback([diff_name, diff_stat, diff_json] { set_exit_code(do_diff(*diff_name, *diff_stat, *diff_json)); });
+  auto diff_ignored = std::make_shared<bool>(false);
+  diff->add_flag("--include-ignored", *diff_ignored, "Include files the source's ignore rules leave out (.gitignore)");
+  diff->callback([diff_name, diff_stat, diff_json, diff_ignored] {
+    set_exit_code(do_diff(*diff_name, *diff_stat, *diff_json, *diff_ignored));
+  });
 
   auto sf = std::make_shared<SyncFlags>();
   auto* sync = jail->add_subcommand("sync", "Publish a jail's changes");
@@ -513,6 +556,8 @@ void register_jail(CLI::App& app) {
          ValueKind::Text, "BRANCH");
   sync->add_flag("--apply", sf->apply, "Apply them to the source's files (refused if those changed meanwhile)");
   sync->add_flag("--json", sf->json, "Say what was written, held back and refused as JSON on stdout");
+  sync->add_flag("--include-ignored", sf->include_ignored,
+                 "Include files the source's ignore rules leave out (.gitignore)");
   sync->callback([sf] { set_exit_code(do_sync(*sf)); });
 
   auto pf = std::make_shared<PruneFlags>();

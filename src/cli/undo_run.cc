@@ -5,9 +5,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <optional>
 
 #include "policy/units.h"
+#include "cli/progress_line.h"
 #include "cli/undo_notes.h"
 #include "undo/checkpoint.h"
 #include "undo/scope.h"
@@ -33,27 +35,14 @@ void UndoRunDeleter::operator()(UndoRun* u) const { delete u; }
 
 namespace {
 
-// Progress on stderr, only for a snapshot that takes over a second (a first one, in practice).
-// On a terminal one line rewritten in place; elsewhere (a log) a whole line at most every
-// kProgressLogSeconds. PADDOCK_UNDO_PROGRESS_AFTER_MS moves the second (a test hook: tests show the
-// line without building a tree that takes a second to read).
-constexpr double kProgressLogSeconds = 5.0;
-
-undo::ScanProgress progress_printer(bool& printed) {
-  auto start = std::chrono::steady_clock::now();
-  double after = 1.0;
-  if (const char* t = std::getenv("PADDOCK_UNDO_PROGRESS_AFTER_MS"); t != nullptr && *t != '\0')
-    after = std::strtod(t, nullptr) / 1000.0;
-  const bool terminal = ::isatty(STDERR_FILENO) == 1;
-  return [start, after, terminal, &printed, last = -1.0](const undo::ScanStats& s) mutable {
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (secs < after || secs <= 0) return;
-    if (!terminal && last >= 0 && secs - last < kProgressLogSeconds) return;
-    last = secs;
-    printed = terminal;  // a terminal's line is ended once the snapshot is done
-    std::fprintf(stderr, "%s[paddock] undo: first snapshot: %llu files, %s read, %s/s%s", terminal ? "\r" : "",
-                 static_cast<unsigned long long>(s.entries), format_size(s.bytes_read).c_str(),
-                 format_size(static_cast<std::uint64_t>(s.bytes_read / secs)).c_str(), terminal ? "   " : "\n");
+// Progress on stderr, only for a snapshot that takes over a second (a first one, in practice):
+// cli/progress_line.h. PADDOCK_UNDO_PROGRESS_AFTER_MS moves the second (a test hook).
+undo::ScanProgress progress_printer(std::shared_ptr<ProgressLine> line) {
+  return [line](const undo::ScanStats& s) {
+    line->update([&](double secs) {
+      return "undo: first snapshot: " + std::to_string(s.entries) + " files, " + format_size(s.bytes_read) + " read, " +
+             format_size(static_cast<std::uint64_t>(s.bytes_read / secs)) + "/s";
+    });
   };
 }
 
@@ -91,9 +80,9 @@ UndoRunPtr undo_before(const UndoRunFlags& f, const Policy& policy, const HostCo
   }
   u->session = std::move(*s);
   u->session->budget = f.max_bytes;
-  bool printed = false;
-  auto snap = u->mgr->snapshot(*u->session, "before run", progress_printer(printed));
-  if (printed) std::fputc('\n', stderr);
+  auto line = std::make_shared<ProgressLine>("PADDOCK_UNDO_PROGRESS_AFTER_MS");
+  auto snap = u->mgr->snapshot(*u->session, "before run", progress_printer(line));
+  line->finish();
   if (!snap) u->error = snap.error().describe();
   return u;
 }

@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "gate/gate.h"
+#include "jail/ignore_rules.h"
 #include "jail/object_files.h"
 #include "jail/process.h"
 #include "jail/repository_run.h"
@@ -309,22 +310,53 @@ bool copy_file_plain(const std::string& from, const std::string& to) {
 
 }  // namespace
 
-Result<WorktreeDiff> worktree_changes(const Runtime& r, const SealedGit& git) {
+Result<WorktreeDiff> worktree_changes(const Runtime& r, const SealedGit& git, Ignored ignored) {
   // paddock's own index of the workspace (never the worktree's, which the run writes): a copy
-  // per process, put in place when done.
+  // per process, put in place when done. Ignored files included: an index of their own.
   const std::string work = jail_git_work(r);
-  const std::string index = work + "/index", tmp = work + "/index." + std::to_string(getpid());
+  const std::string index = work + (ignored == Ignored::Include ? "/index-all" : "/index");
+  const std::string tmp = index + "." + std::to_string(getpid());
+  const std::string excludes = work + "/exclude." + std::to_string(getpid());
   struct Unlink {
-    std::string p;
-    ~Unlink() { ::unlink(p.c_str()); }
-  } unlink_tmp{tmp};
+    std::vector<std::string> p;
+    ~Unlink() {
+      for (const auto& f : p) ::unlink(f.c_str());
+    }
+  } unlink_tmp{{tmp, excludes}};
   if (!copy_file_plain(index, tmp)) {
     ::unlink(tmp.c_str());
     if (auto rt = git.ok({"read-tree", r.git_base}, {.index = tmp}); !rt) return std::move(rt).take_error();
   }
+  // The source's exclude file (info/exclude, core.excludesFile) beside the workspace's .gitignore files.
+  std::vector<std::string> rules;
+  if (ignored == Ignored::LeaveOut) {
+    auto wd = sys::open_dir_no_symlinks(work);
+    if (!wd) return std::move(wd).take_error();
+    if (auto w = sys::write_file_at(wd->get(), "exclude." + std::to_string(getpid()), source_excludes(r), 0600); !w)
+      return std::move(w).take_error();
+    rules = {"-c", "core.excludesFile=" + excludes};
+  }
   // The files as they are: hashed into the sealed git's objects, nothing filtered or converted.
-  if (auto add = git.ok({"add", "-A", "--", "."}, {.work_tree = r.workspace_root, .index = tmp}); !add)
-    return std::move(add).take_error();
+  std::vector<std::string> add = rules;
+  add.insert(add.end(), {"add", "-A"});
+  if (ignored == Ignored::Include) add.push_back("-f");
+  add.insert(add.end(), {"--", "."});
+  if (auto a = git.ok(add, {.work_tree = r.workspace_root, .index = tmp}); !a) return std::move(a).take_error();
+  // What `add` left out, counted: untracked files the same rules ignore.
+  std::vector<std::string> not_added;
+  if (ignored == Ignored::LeaveOut) {
+    std::vector<std::string> ls = rules;
+    ls.insert(ls.end(), {"ls-files", "-z", "--others", "--ignored", "--exclude-standard"});
+    auto out = git.ok(ls, {.work_tree = r.workspace_root, .index = tmp});
+    if (!out) return std::move(out).take_error();
+    for (std::size_t pos = 0; pos < out->size();) {
+      std::size_t end = out->find('\0', pos);
+      if (end == std::string::npos) end = out->size();
+      std::string p = out->substr(pos, end - pos);
+      pos = end + 1;
+      if (!p.empty() && p.back() != '/' && !gate::in_git_directory(p)) not_added.push_back(std::move(p));
+    }
+  }
   auto tree = git.ok({"write-tree"}, {.index = tmp});
   if (!tree) return std::move(tree).take_error();
   if (::rename(tmp.c_str(), index.c_str()) != 0) return errno_error("cannot rename", errno, index);
@@ -364,13 +396,42 @@ Result<WorktreeDiff> worktree_changes(const Runtime& r, const SealedGit& git) {
     }
     d.raw.push_back(std::move(c));
   }
+  if (ignored == Ignored::Include) return d;
+  // Added files the source's .gitignore files (or the workspace's, should the index hold one
+  // from before) ignore: left out. A file the starting commit has is tracked: never.
+  std::vector<std::string> added;
+  for (const RawChange& c : d.raw)
+    if (c.base.absent()) added.push_back(c.change.path);
+  auto v = ignored_paths(r, git, added, r.workspace_root, {});
+  if (!v) return std::move(v).take_error();
+  std::vector<RawChange> kept;
+  for (RawChange& c : d.raw) {
+    const bool by_source = v->by_source.count(c.change.path), by_jail = v->by_jail.count(c.change.path);
+    if (!c.base.absent() || (!by_source && !by_jail)) {
+      kept.push_back(std::move(c));
+      continue;
+    }
+    ++d.ignored.files;
+    if (!by_source) ++d.ignored.by_jail;
+    d.left_out.push_back(std::move(c));
+  }
+  d.raw = std::move(kept);
+  // Those `add` never hashed: by the source's rules, or by the workspace's .gitignore files alone.
+  auto nv = ignored_paths(r, git, not_added, "", {});
+  if (!nv) return std::move(nv).take_error();
+  d.ignored.files += not_added.size();
+  d.ignored.by_jail += not_added.size() - nv->by_source.size();
   return d;
 }
 
 Result<std::string> publishable_tree(const Runtime& r, const SealedGit& git, const WorktreeDiff& d) {
   std::string input;
-  for (const RawChange& c : d.raw) {
-    if (c.change.held.empty()) continue;
+  std::vector<const RawChange*> put_back;
+  for (const RawChange& c : d.raw)
+    if (!c.change.held.empty()) put_back.push_back(&c);
+  for (const RawChange& c : d.left_out) put_back.push_back(&c);
+  for (const RawChange* cp : put_back) {
+    const RawChange& c = *cp;
     // The starting commit's entry again, or none (mode 0 removes the path).
     if (c.base.absent())
       input += "0 " + std::string(c.now.sha.size(), '0') + "\t" + c.change.path + std::string(1, '\0');
@@ -416,12 +477,13 @@ namespace {
 
 std::string held_marker(const Change& c) { return "# paddock: held back by sync: " + c.held + "\n"; }
 
-Result<Diff> worktree_diff(const Runtime& r, bool with_patch, bool publishable_only) {
+Result<Diff> worktree_diff(const Runtime& r, bool with_patch, bool publishable_only, Ignored ignored) {
   auto git = jail_git(r);
   if (!git) return std::move(git).take_error();
-  auto d = worktree_changes(r, *git);
+  auto d = worktree_changes(r, *git, ignored);
   if (!d) return std::move(d).take_error();
   Diff out;
+  out.ignored = d->ignored;
   for (const RawChange& c : d->raw) out.changes.push_back(c.change);
   if (!with_patch) return out;
   auto pub = publishable_tree(r, *git, *d);
@@ -446,12 +508,17 @@ Result<Diff> worktree_diff(const Runtime& r, bool with_patch, bool publishable_o
 }
 
 Result<Diff> files_diff(const Runtime& r, std::vector<Change> changes, const std::string& from_root,
-                        bool with_patch, bool publishable_only) {
+                        bool with_patch, bool publishable_only, Ignored ignored) {
   Diff d;
-  d.changes = std::move(changes);
-  if (!with_patch) return d;
   auto git = jail_git(r);
   if (!git) return std::move(git).take_error();
+  if (ignored == Ignored::LeaveOut) {
+    auto kept = leave_out_ignored(r, *git, std::move(changes), from_root, d.ignored);
+    if (!kept) return std::move(kept).take_error();
+    changes = std::move(*kept);
+  }
+  d.changes = std::move(changes);
+  if (!with_patch) return d;
   for (const Change& one : d.changes) {
     if (!one.held.empty() && publishable_only) continue;
     auto p = patch_one(r, *git, one, from_root);
@@ -463,7 +530,7 @@ Result<Diff> files_diff(const Runtime& r, std::vector<Change> changes, const std
 
 }  // namespace
 
-Result<Diff> diff(const Runtime& r, bool with_patch, bool publishable_only) {
+Result<Diff> diff(const Runtime& r, bool with_patch, bool publishable_only, Ignored ignored) {
   switch (r.workspace_mode) {
     case WorkspaceMode::Host:
       return make_error("a host workspace is the source itself: there is nothing to compare",
@@ -473,16 +540,16 @@ Result<Diff> diff(const Runtime& r, bool with_patch, bool publishable_only) {
       if (!c) return std::move(c).take_error();
       auto ch = overlay_changes(*c, r);
       if (!ch) return std::move(ch).take_error();
-      return files_diff(r, std::move(*ch), overlay_upper(r), with_patch, publishable_only);
+      return files_diff(r, std::move(*ch), overlay_upper(r), with_patch, publishable_only, ignored);
     }
     case WorkspaceMode::Worktree:
-      return worktree_diff(r, with_patch, publishable_only);
+      return worktree_diff(r, with_patch, publishable_only, ignored);
     case WorkspaceMode::Copy: {
       auto c = open_copy(r);
       if (!c) return std::move(c).take_error();
       auto ch = copy_changes(*c, r);
       if (!ch) return std::move(ch).take_error();
-      return files_diff(r, std::move(*ch), r.workspace_root, with_patch, publishable_only);
+      return files_diff(r, std::move(*ch), r.workspace_root, with_patch, publishable_only, ignored);
     }
   }
   return make_error("unknown workspace mode");

@@ -62,9 +62,15 @@ struct RawChange {
 struct WorktreeDiff {
   std::string tree;  // the workspace as a tree (in the sealed git's objects)
   std::vector<RawChange> raw;
+  std::vector<RawChange> left_out;  // added files the ignore rules leave out (in TREE all the same)
+  IgnoredCount ignored;
 };
-Result<WorktreeDiff> worktree_changes(const Runtime& r, const SealedGit& git);
-// The workspace's tree with every held change put back as the starting commit has it.
+// The workspace hashed with `git add -A`: files ignored by the workspace's .gitignore files, the
+// source repository's info/exclude or the user's core.excludesFile are not hashed at all
+// (node_modules stays unread), those ignored by the source's .gitignore files alone are left out
+// after (ignore_rules.h). With Ignored::Include, `git add -A -f` into an index of its own.
+Result<WorktreeDiff> worktree_changes(const Runtime& r, const SealedGit& git, Ignored ignored = Ignored::LeaveOut);
+// The workspace's tree with every held or left-out change put back as the starting commit has it.
 Result<std::string> publishable_tree(const Runtime& r, const SealedGit& git, const WorktreeDiff& d);
 
 // The commit a worktree jail's worktree is at: its HEAD file (the run's to write) read as data.

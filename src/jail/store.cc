@@ -260,19 +260,6 @@ Result<void> Store::remove(std::string_view name) const {
   return {};
 }
 
-Result<std::uint64_t> disk_usage(const std::string& dir) {
-  auto fd = sys::open_dir_no_symlinks(dir);
-  if (!fd) return std::move(fd).take_error();
-  std::uint64_t bytes = 0;
-  struct stat st;
-  if (fstat(fd->get(), &st) == 0) bytes += static_cast<std::uint64_t>(st.st_blocks) * 512;
-  auto w = walk(fd->get(), dir, [&](const std::string&, const struct stat& s) {
-    bytes += static_cast<std::uint64_t>(s.st_blocks) * 512;
-  });
-  if (!w) return std::move(w).take_error();
-  return bytes;
-}
-
 Result<Runtime> Store::create(const CreateOptions& o) {
   if (auto n = check_name(o.name); !n) return std::move(n).take_error();
   if (o.source.empty() || o.source[0] != '/') return make_error("the source must be an absolute path", o.source);
@@ -333,7 +320,7 @@ Result<Runtime> Store::create(const CreateOptions& o) {
       break;
     case WorkspaceMode::Copy: {
       std::vector<ManifestEntry> manifest;
-      auto c = copy_tree_manifest(source, ws, &manifest);
+      auto c = copy_tree_manifest(source, ws, &manifest, o.progress);
       if (!c) return std::move(c).take_error();
       auto rt = sys::open_dir_no_symlinks(root + "/runtime");
       if (!rt) return std::move(rt).take_error();

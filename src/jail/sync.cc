@@ -10,10 +10,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <map>
 #include <set>
 
 #include "gate/gate.h"
 #include "jail/changes.h"
+#include "jail/ignore_rules.h"
 #include "jail/private_objects.h"
 #include "jail/process.h"
 #include "jail/repository_run.h"
@@ -133,10 +135,20 @@ Result<void> apply_changes(CopyState& c, const Runtime& r, const std::vector<Cha
   return wrote;
 }
 
-Result<Published> copy_apply(const Runtime& r, std::vector<std::string>* refused) {
+// CHANGES without what the ignore rules leave out (counted into COUNT), unless included.
+Result<std::vector<Change>> without_ignored(const Runtime& r, Result<std::vector<Change>> changes, Ignored ignored,
+                                            const std::string& jail_root, IgnoredCount& count) {
+  if (!changes || ignored == Ignored::Include) return changes;
+  auto git = jail_git(r);
+  if (!git) return std::move(git).take_error();
+  return leave_out_ignored(r, *git, std::move(*changes), jail_root, count);
+}
+
+Result<Published> copy_apply(const Runtime& r, std::vector<std::string>* refused, Ignored ignored) {
   auto c = open_copy(r);
   if (!c) return std::move(c).take_error();
-  auto changes = copy_changes(*c, r);
+  IgnoredCount left_out;
+  auto changes = without_ignored(r, copy_changes(*c, r), ignored, r.workspace_root, left_out);
   if (!changes) return std::move(changes).take_error();
   // Refused whole when the source changed underneath any of them.
   std::vector<std::string> conflicts;
@@ -152,6 +164,7 @@ Result<Published> copy_apply(const Runtime& r, std::vector<std::string>* refused
   }
   if (!conflicts.empty()) return refuse_conflicts(r, conflicts, patch_hint(r), refused);
   Published out;
+  out.ignored = left_out;
   if (auto a = apply_changes(*c, r, *changes, r.workspace_root, out); !a) return std::move(a).take_error();
   // The manifest now takes the synced state as the new starting point.
   std::vector<ManifestEntry> next;
@@ -167,10 +180,11 @@ Result<Published> copy_apply(const Runtime& r, std::vector<std::string>* refused
   return out;
 }
 
-Result<Published> overlay_apply(const Runtime& r, std::vector<std::string>* refused) {
+Result<Published> overlay_apply(const Runtime& r, std::vector<std::string>* refused, Ignored ignored) {
   auto c = open_overlay(r);
   if (!c) return std::move(c).take_error();
-  auto changes = overlay_changes(*c, r);
+  IgnoredCount left_out;
+  auto changes = without_ignored(r, overlay_changes(*c, r), ignored, overlay_upper(r), left_out);
   if (!changes) return std::move(changes).take_error();
   // The source is the lower layer: one of its files changed since the jail was made (or last
   // synced) when its inode change time, which nothing in user space can set back, is later than
@@ -198,6 +212,7 @@ Result<Published> overlay_apply(const Runtime& r, std::vector<std::string>* refu
   conflicts.erase(std::unique(conflicts.begin(), conflicts.end()), conflicts.end());
   if (!conflicts.empty()) return refuse_conflicts(r, conflicts, patch_hint(r), refused);
   Published out;
+  out.ignored = left_out;
   if (auto a = apply_changes(*c, r, *changes, overlay_upper(r), out); !a) return std::move(a).take_error();
   // What this sync wrote is the source's new starting point.
   int fd = openat(rt->get(), "source-stamp", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -241,10 +256,49 @@ std::optional<TreeEntry> source_entry(const SealedGit& git, int src, const std::
   return e;
 }
 
-Result<Published> worktree_apply(const Runtime& r, std::vector<std::string>* refused) {
+// What --apply wrote into the source of a worktree jail, path by path as git records it
+// (runtime/git/applied: "<mode> <object>\t<path>\0" per path; paddock's own, no run sees it).
+// The conflict check of the next --apply takes these as the source's starting point: the jail's
+// own earlier changes are not "changed in the source".
+constexpr const char* kAppliedFile = "applied";
+
+std::map<std::string, TreeEntry> read_applied(const Runtime& r) {
+  std::map<std::string, TreeEntry> out;
+  auto dir = sys::open_dir_no_symlinks(jail_git_work(r));
+  if (!dir) return out;
+  int fd = openat(dir->get(), kAppliedFile, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return out;
+  sys::UniqueFd f(fd);
+  std::string s;
+  char buf[1 << 15];
+  ssize_t n;
+  while ((n = read(f.get(), buf, sizeof(buf))) > 0) s.append(buf, static_cast<std::size_t>(n));
+  for (std::size_t pos = 0; pos < s.size();) {
+    std::size_t end = s.find('\0', pos);
+    if (end == std::string::npos) break;
+    const std::string rec = s.substr(pos, end - pos);
+    pos = end + 1;
+    const std::size_t sp = rec.find(' '), tab = rec.find('\t');
+    if (sp == std::string::npos || tab == std::string::npos || tab < sp) continue;
+    out[rec.substr(tab + 1)] = TreeEntry{rec.substr(0, sp), rec.substr(sp + 1, tab - sp - 1)};
+  }
+  return out;
+}
+
+Result<void> write_applied(const Runtime& r, const std::map<std::string, TreeEntry>& applied) {
+  std::string s;
+  for (const auto& [path, e] : applied) s += e.mode + " " + e.sha + "\t" + path + std::string(1, '\0');
+  auto dir = sys::open_dir_no_symlinks(jail_git_work(r));
+  if (!dir) return std::move(dir).take_error();
+  return sys::write_file_at(dir->get(), kAppliedFile, s, 0600);
+}
+
+bool same_entry(const TreeEntry& a, const TreeEntry& b) { return a.mode == b.mode && (a.absent() || a.sha == b.sha); }
+
+Result<Published> worktree_apply(const Runtime& r, std::vector<std::string>* refused, Ignored ignored) {
   auto git = jail_git(r);
   if (!git) return std::move(git).take_error();
-  auto d = worktree_changes(r, *git);
+  auto d = worktree_changes(r, *git, ignored);
   if (!d) return std::move(d).take_error();
   CopyState c;
   auto s = sys::open_dir_no_symlinks(r.source);
@@ -253,21 +307,60 @@ Result<Published> worktree_apply(const Runtime& r, std::vector<std::string>* ref
   if (!w) return std::move(w).take_error();
   c.src = std::move(*s);
   c.ws = std::move(*w);
-  // Refused when the source's files differ from the commit the jail started from.
+  // Refused when the source's files differ from the commit the jail started from, or from what
+  // an earlier --apply wrote there. What the source holds already as the jail has it is not
+  // written again.
+  std::map<std::string, TreeEntry> applied = read_applied(r);
   std::vector<std::string> conflicts;
   std::vector<Change> changes;
+  std::set<std::string> listed;
   for (const RawChange& rc : d->raw) {
-    changes.push_back(rc.change);
-    if (!rc.change.held.empty()) continue;
+    listed.insert(rc.change.path);
+    if (!rc.change.held.empty()) {
+      changes.push_back(rc.change);
+      continue;
+    }
     auto now = source_entry(*git, c.src.get(), rc.change.path);
-    if (!now || now->mode != rc.base.mode || (!now->absent() && now->sha != rc.base.sha))
-      conflicts.push_back(rc.change.path);
+    if (now && same_entry(*now, rc.now)) continue;
+    auto before = applied.find(rc.change.path);
+    const TreeEntry& expected = before == applied.end() ? rc.base : before->second;
+    if (!now || !same_entry(*now, expected)) conflicts.push_back(rc.change.path);
+    // Against the source as it is (an earlier --apply may have added what the commit lacks).
+    Change ch = rc.change;
+    if (now && ch.kind != 'D') ch.kind = now->absent() ? 'A' : 'M';
+    changes.push_back(std::move(ch));
+  }
+  // Paths an earlier --apply wrote that the jail has since put back as the starting commit has
+  // them: written back too (the workspace has the commit's version).
+  for (const auto& [path, entry] : applied) {
+    if (listed.count(path)) continue;
+    auto base = git->ok({"ls-tree", "-z", "--full-tree", r.git_base, "--", path}, {.env = {"GIT_LITERAL_PATHSPECS=1"}});
+    if (!base) return std::move(base).take_error();
+    TreeEntry b;  // "<mode> blob <object>\t<path>\0", or nothing: absent
+    if (const std::size_t sp1 = base->find(' '), sp2 = base->find(' ', sp1 + 1), tab = base->find('\t');
+        sp1 != std::string::npos && sp2 != std::string::npos && tab != std::string::npos)
+      b = {base->substr(0, sp1), base->substr(sp2 + 1, tab - sp2 - 1)};
+    auto now = source_entry(*git, c.src.get(), path);
+    if (now && same_entry(*now, b)) continue;
+    if (!now || !same_entry(*now, entry)) {
+      conflicts.push_back(path);
+      continue;
+    }
+    Change back{b.absent() ? 'D' : entry.absent() ? 'A' : 'M', path};
+    judge(back, 0);
+    changes.push_back(back);
   }
   if (!conflicts.empty())
     return refuse_conflicts(r, conflicts, "paddock jail sync " + r.name + " --to-branch NAME publishes them as a branch to merge",
                             refused);
   Published out;
-  if (auto a = apply_changes(c, r, changes, r.workspace_root, out); !a) return std::move(a).take_error();
+  out.ignored = d->ignored;
+  auto a = apply_changes(c, r, changes, r.workspace_root, out);
+  // Recorded even when a write failed half way: what was written is the jail's.
+  for (const Change& ch : out.applied)
+    if (auto e = source_entry(*git, c.src.get(), ch.path)) applied[ch.path] = *e;
+  if (auto wr = write_applied(r, applied); !wr) return std::move(wr).take_error();
+  if (!a) return std::move(a).take_error();
   return out;
 }
 
@@ -306,10 +399,11 @@ Result<void> make_branch(const Runtime& r, const SealedGit& git, const std::stri
 // source's HEAD, committed on top of HEAD. A patch that does not apply to HEAD (the source's
 // committed files differ from what the jail started from) fails whole.
 Result<Published> patch_to_branch(const Runtime& r, const SealedGit& git, const std::string& common,
-                                  const std::vector<std::string>& author, const std::string& branch) {
-  auto d = diff(r, true, /*publishable_only=*/true);
+                                  const std::vector<std::string>& author, const std::string& branch, Ignored ignored) {
+  auto d = diff(r, true, /*publishable_only=*/true, ignored);
   if (!d) return std::move(d).take_error();
   Published out;
+  out.ignored = d->ignored;
   for (const Change& c : d->changes)
     if (!c.held.empty()) out.held.push_back(c);
   if (d->changes.size() == out.held.size())
@@ -346,7 +440,7 @@ Result<Published> patch_to_branch(const Runtime& r, const SealedGit& git, const 
 // worktree: the jail's own commits (in the source since their verifying import), and one on
 // top for what the workspace holds beyond them.
 Result<Published> worktree_to_branch(const Runtime& r, const SealedGit& git, const std::vector<std::string>& author,
-                                     const std::string& branch) {
+                                     const std::string& branch, Ignored ignored) {
   // Objects a run left behind (paddock was killed before it imported them) come in now.
   auto format = object_format_of(r.git_common_dir);
   if (!format) return std::move(format).take_error();
@@ -362,11 +456,12 @@ Result<Published> worktree_to_branch(const Runtime& r, const SealedGit& git, con
     return make_error("the jail's commits are not all in the source repository (their objects did not verify): "
                       "no branch made",
                       *head, "paddock jail diff " + r.name + " shows the work; --patch FILE writes it");
-  auto d = worktree_changes(r, git);
+  auto d = worktree_changes(r, git, ignored);
   if (!d) return std::move(d).take_error();
   auto tree = publishable_tree(r, git, *d);
   if (!tree) return std::move(tree).take_error();
   Published out;
+  out.ignored = d->ignored;
   for (const RawChange& c : d->raw)
     if (!c.change.held.empty()) out.held.push_back(c.change);
   auto head_tree = git.ok({"rev-parse", "--verify", *head + "^{tree}"});
@@ -387,7 +482,7 @@ Result<Published> worktree_to_branch(const Runtime& r, const SealedGit& git, con
 
 }  // namespace
 
-Result<Published> sync_to_branch(const Runtime& r, const std::string& branch) {
+Result<Published> sync_to_branch(const Runtime& r, const std::string& branch, Ignored ignored) {
   if (r.workspace_mode == WorkspaceMode::Host)
     return make_error("a host workspace is the source itself: commit there", r.source);
   if (branch.empty() || branch[0] == '-') return make_error("invalid branch name", branch);
@@ -399,18 +494,18 @@ Result<Published> sync_to_branch(const Runtime& r, const std::string& branch) {
   if (!author) return std::move(author).take_error();
   auto git = jail_git(r);
   if (!git) return std::move(git).take_error();
-  if (r.workspace_mode == WorkspaceMode::Worktree) return worktree_to_branch(r, *git, *author, branch);
-  return patch_to_branch(r, *git, common, *author, branch);
+  if (r.workspace_mode == WorkspaceMode::Worktree) return worktree_to_branch(r, *git, *author, branch, ignored);
+  return patch_to_branch(r, *git, common, *author, branch, ignored);
 }
 
-Result<Published> sync_apply(const Runtime& r, std::vector<std::string>* refused) {
+Result<Published> sync_apply(const Runtime& r, std::vector<std::string>* refused, Ignored ignored) {
   switch (r.workspace_mode) {
     case WorkspaceMode::Copy:
-      return copy_apply(r, refused);
+      return copy_apply(r, refused, ignored);
     case WorkspaceMode::Overlay:
-      return overlay_apply(r, refused);
+      return overlay_apply(r, refused, ignored);
     case WorkspaceMode::Worktree:
-      return worktree_apply(r, refused);
+      return worktree_apply(r, refused, ignored);
     case WorkspaceMode::Host:
       return make_error("a host workspace is the source itself: its changes are there already", r.source);
   }

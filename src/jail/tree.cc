@@ -112,7 +112,7 @@ Result<bool> copy_file(int sfd, int dfd, const std::string& name, const struct s
 }
 
 Result<void> copy_in(int sfd, int dfd, const std::string& rel, const std::string& src_root, dev_t dev, int depth,
-                     CopyStats& stats, std::vector<ManifestEntry>* manifest) {
+                     CopyStats& stats, std::vector<ManifestEntry>* manifest, const CopyProgress& progress) {
   if (depth > kMaxDepth) return make_error("tree deeper than " + std::to_string(kMaxDepth) + " levels", src_root + "/" + rel);
   auto names = list_dir(sfd, src_root + (rel.empty() ? "" : "/" + rel));
   if (!names) return std::move(names).take_error();
@@ -147,7 +147,8 @@ Result<void> copy_in(int sfd, int dfd, const std::string& rel, const std::string
       sys::UniqueFd sub_dst(d);
       ++stats.dirs;
       if (st.st_dev == dev) {
-        if (auto c = copy_in(sub_src.get(), sub_dst.get(), r, src_root, dev, depth + 1, stats, manifest); !c) return c;
+        if (auto c = copy_in(sub_src.get(), sub_dst.get(), r, src_root, dev, depth + 1, stats, manifest, progress); !c)
+          return c;
       }
       if (fchmod(sub_dst.get(), st.st_mode & 07777 & ~06000) != 0) return errno_error("cannot chmod", errno, where);
     } else {
@@ -159,6 +160,7 @@ Result<void> copy_in(int sfd, int dfd, const std::string& rel, const std::string
       if (fstatat(dfd, n.c_str(), &dst, AT_SYMLINK_NOFOLLOW) != 0) return errno_error("cannot stat copy", errno, where);
       manifest->push_back({r, entry_stat(st), entry_stat(dst)});
     }
+    if (progress) progress(stats);
   }
   return {};
 }
@@ -185,7 +187,7 @@ Result<void> walk(int dirfd, const std::string& where,
 }
 
 Result<CopyStats> copy_tree_manifest(const std::string& src, const std::string& dst,
-                                     std::vector<ManifestEntry>* manifest) {
+                                     std::vector<ManifestEntry>* manifest, const CopyProgress& progress) {
   auto s = sys::open_dir_no_symlinks(src);
   if (!s) return std::move(s).take_error();
   auto parts = sys::split_file_path(dst);
@@ -199,7 +201,8 @@ Result<CopyStats> copy_tree_manifest(const std::string& src, const std::string& 
   if (d < 0) return errno_error("cannot open directory", errno, dst);
   sys::UniqueFd dfd(d);
   CopyStats stats;
-  if (auto c = copy_in(s->get(), dfd.get(), "", src, st.st_dev, 0, stats, manifest); !c) return std::move(c).take_error();
+  if (auto c = copy_in(s->get(), dfd.get(), "", src, st.st_dev, 0, stats, manifest, progress); !c)
+    return std::move(c).take_error();
   if (fchmod(dfd.get(), st.st_mode & 0777 & ~022) != 0) return errno_error("cannot chmod", errno, dst);
   return stats;
 }

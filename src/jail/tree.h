@@ -36,7 +36,7 @@ Result<std::vector<ManifestEntry>> read_manifest(int runtime_dirfd, const std::s
 
 // copy_tree, and the manifest of what was copied.
 Result<CopyStats> copy_tree_manifest(const std::string& src, const std::string& dst,
-                                     std::vector<ManifestEntry>* manifest);
+                                     std::vector<ManifestEntry>* manifest, const CopyProgress& progress = {});
 
 // Calls VISIT for every entry under DIRFD (depth first, parents first), with its relative path
 // and lstat; does not descend into symlinks or other filesystems. Directories named `skip` at
