@@ -42,7 +42,7 @@ if [ "$who" = __inner ]; then
     MOCK_OUTSIDE=$outside node "$here/mock_model.mjs" "$logs" >"$work/ports" 2>"$work/mock.err" &
     mock_pid=$!
     for _ in $(seq 100); do [ -s "$work/ports" ] && break; sleep 0.1; done
-    read -r _ port _ <"$work/ports" || true
+    read -r _ port probe_port <"$work/ports" || true
     if [ -z "${port:-}" ]; then
       fail "step mock: the mock model server did not start: $(cat "$work/mock.err")"
       kill "$mock_pid" 2>/dev/null || true
@@ -142,8 +142,9 @@ EOF
       if grep -q 'bwrap' "$results" 2>/dev/null; then
         fail "step own-sandbox: codex ran its commands in its own sandbox, which failed: $(grep -m1 bwrap "$results" | head -c 300)"
       fi
-      if grep 'network: blocked' "$work/stderr" | grep -v "$other_host" | grep -q .; then
-        fail "step start-hosts: codex contacted hosts its profile should have turned off: $(grep 'network: blocked' "$work/stderr" | grep -v "$other_host")"
+      # (The test's own refused probes, the other host and the loopback probe port, are named too.)
+      if grep 'network: blocked' "$work/stderr" | grep -v -e "$other_host" -e "blocked 127.0.0.1:$probe_port (tcp)" | grep -q .; then
+        fail "step start-hosts: codex contacted hosts its profile should have turned off: $(grep 'network: blocked' "$work/stderr" | grep -v -e "$other_host" -e "blocked 127.0.0.1:$probe_port (tcp)")"
       fi
     fi
     if ! grep -q "\"allowed\":false.*\"host\":\"$other_host\"" "$work/net.jsonl" 2>/dev/null; then
@@ -152,6 +153,9 @@ EOF
     [ ! -e "$outside" ] || fail "step write-outside: the agent wrote $outside, beside the project"
     [ ! -e "$home/outside-home.txt" ] || fail "step write-outside: the agent wrote ~/outside-home.txt in the host's HOME"
     [ ! -s "$logs/probe.jsonl" ] || fail "step loopback: the second host loopback listener was reached: $(cat "$logs/probe.jsonl")"
+    # A refused direct connection is named (issue 30 item 7), here the agent's own shell's.
+    grep -q "network: blocked 127.0.0.1:$probe_port (tcp)" "$work/stderr" ||
+      fail "step loopback: the footer does not name the refused connection to 127.0.0.1:$probe_port: $(grep 'network:' "$work/stderr" | head -c 400)"
     if grep -q 'left behind' "$work/stderr"; then
       fail "step cleanup: paddock left something behind: $(grep 'left behind' "$work/stderr")"
     fi
