@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "paddock/jail.h"
+#include "jail/tree.h"
 #include "sys/anchored_dir.h"
 #include "sys/unique_fd.h"
 
@@ -71,21 +72,9 @@ Result<OpenDir> open_for_reading(int dirfd, const char* name, const struct stat&
 
 Result<void> add_dir(int dirfd, const std::string& where, dev_t dev, int depth, std::uint64_t& bytes) {
   if (depth > kMaxDepth) return make_error("tree deeper than " + std::to_string(kMaxDepth) + " levels", where);
-  int lfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (lfd < 0) return errno_error("cannot open directory", errno, where);
-  DIR* d = fdopendir(lfd);
-  if (!d) {
-    close(lfd);
-    return errno_error("cannot read directory", errno, where);
-  }
-  std::vector<std::string> names;
-  errno = 0;
-  while (dirent* e = readdir(d)) {
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) names.emplace_back(e->d_name);
-  }
-  const int err = errno;
-  closedir(d);
-  if (err) return errno_error("cannot read directory", err, where);
+  auto listed = list_dir(dirfd, where);
+  if (!listed) return std::move(listed).take_error();
+  const std::vector<std::string>& names = *listed;
   for (const std::string& n : names) {
     struct stat st;
     if (fstatat(dirfd, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {

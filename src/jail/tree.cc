@@ -19,27 +19,6 @@ constexpr int kMaxDepth = 512;
 
 std::string join(const std::string& a, const std::string& b) { return a.empty() ? b : a + "/" + b; }
 
-// The entries of an open directory (names only), sorted.
-Result<std::vector<std::string>> list_dir(int dirfd, const std::string& where) {
-  int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return errno_error("cannot open directory", errno, where);
-  DIR* d = fdopendir(fd);
-  if (!d) {
-    close(fd);
-    return errno_error("cannot read directory", errno, where);
-  }
-  std::vector<std::string> names;
-  errno = 0;
-  while (dirent* e = readdir(d)) {
-    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
-    names.emplace_back(e->d_name);
-  }
-  int err = errno;
-  closedir(d);
-  if (err) return errno_error("cannot read directory", err, where);
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 Result<void> walk_in(int dirfd, const std::string& rel, const std::string& where, dev_t dev, int depth,
                      const std::function<void(const std::string&, const struct stat&)>& visit,
@@ -166,6 +145,27 @@ Result<void> copy_in(int sfd, int dfd, const std::string& rel, const std::string
 }
 
 }  // namespace
+
+Result<std::vector<std::string>> list_dir(int dirfd, const std::string& where) {
+  int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return errno_error("cannot open directory", errno, where);
+  DIR* d = fdopendir(fd);
+  if (!d) {
+    close(fd);
+    return errno_error("cannot read directory", errno, where);
+  }
+  std::vector<std::string> names;
+  errno = 0;
+  while (dirent* e = readdir(d)) {
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    names.emplace_back(e->d_name);
+  }
+  int err = errno;
+  closedir(d);
+  if (err) return errno_error("cannot read directory", err, where);
+  std::sort(names.begin(), names.end());
+  return names;
+}
 
 EntryStat entry_stat(const struct stat& st) {
   EntryStat e;

@@ -50,6 +50,9 @@ Result<void> walk(int dirfd, const std::string& where,
 using sys::open_beneath;
 
 // Removes NAME in DIRFD and everything below it, never following a symlink.
+// The entries of an open directory (names only, without . and ..), sorted; WHERE names it in errors.
+Result<std::vector<std::string>> list_dir(int dirfd, const std::string& where);
+
 Result<void> remove_tree_at(int dirfd, const std::string& name, const std::string& where);
 
 }  // namespace paddock::jail
