@@ -5,11 +5,15 @@
 # unprivileged test user (scripts/run-as.sh). One line per mutation names the tests that failed;
 # the last line is `mutation-check: C of M mutations caught`. Not part of CI (docs/testing.md).
 #
-# usage: scripts/mutation-check.sh [--list] [--all-tests] [--keep] [NAME...]
+# usage: scripts/mutation-check.sh [--list] [--all-tests] [--keep] [--shards N] [NAME...]
 #   NAME...      only these mutations (default: all)
 #   --list       print the mutations and the protection each removes, then exit
 #   --all-tests  run every kernel test for every mutation, not only the ones its patch names
 #   --keep       keep the scratch tree and the logs (printed at the end)
+#   --shards N   after the baseline, check the mutations in N scratch trees at once (default 1;
+#                most of a mutation's time is tests waiting, not the CPU). The integration
+#                tests and the shell suites, which share host state (cgroups, jails, host-mode
+#                users), still run one at a time (a lock per suite); so do the shards' builds.
 #
 # A patch starts with two comment lines that git apply skips:
 #   # protection: what the patch switches off
@@ -27,14 +31,19 @@ set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 mutdir=$src/tests/mutations
-list=0 all_tests=0 keep=0
+list=0 all_tests=0 keep=0 shards=1 baseline=1
 names=()
-for a in "$@"; do
+while [ $# -gt 0 ]; do
+  a=$1; shift
   case "$a" in
     --list) list=1 ;;
     --all-tests) all_tests=1 ;;
     --keep) keep=1 ;;
-    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --shards)
+      shards=${1:-}; shift || true
+      [[ "$shards" =~ ^[1-9][0-9]*$ ]] || { echo "mutation-check: --shards needs a count of 1 or more" >&2; exit 2; } ;;
+    --shard-of-a-run) baseline=0 ;;  # internal: a shard; the parent ran the baseline on the same tree
+    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "mutation-check: unknown option $a" >&2; exit 2 ;;
     *) names+=("$a") ;;
   esac
@@ -79,8 +88,10 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -
 echo "mutation-check: building the unmutated tree in $tree" >&2
 cmake -S "$tree" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >"$logs/cmake.log" 2>&1 ||
   { echo "mutation-check: cmake failed ($logs/cmake.log)" >&2; keep=1; exit 2; }
+# Shared by the shards of one run (and by runs at the same time): what must not run twice at once.
+locks=${TMPDIR:-/tmp}
 build_tree() {  # build_tree LOG
-  ninja -C "$build" -j"$jobs" >"$1" 2>&1
+  flock "$locks/paddock-mutation-build.lock" ninja -C "$build" -j"$jobs" >"$1" 2>&1
 }
 build_tree "$logs/build-base.log" || { echo "mutation-check: the unmutated tree does not build ($logs/build-base.log)" >&2; keep=1; exit 2; }
 
@@ -110,7 +121,9 @@ run_tests() {  # run_tests TAG SPEC...
     for who in root unprivileged; do
       out=$logs/$tag.$suite.$who.log
       rc=0
-      timeout 900 "$src/scripts/run-as.sh" "$who" "$build/tests/${suite}_tests" "$build/paddock" \
+      local lock=/dev/null
+      [ "$suite" = integration ] && lock=$locks/paddock-mutation-integration.lock
+      flock "$lock" timeout 900 "$src/scripts/run-as.sh" "$who" "$build/tests/${suite}_tests" "$build/paddock" \
         "$build/tests/paddock-probe" --gtest_filter="$filter" >"$out" 2>&1 || rc=$?
       report_failures "$suite" "$who" "$out" "$rc"
     done
@@ -125,11 +138,14 @@ run_shell_suite() {  # run_shell_suite TAG SPEC
   for who in "${whos[@]}"; do
     out=$logs/$tag.$suite.$who.log
     rc=0
+    exec {held}>"$locks/paddock-mutation-$suite.lock"
+    flock "$held"
     case "$suite" in
       jail) timeout 1200 "$src/tests/jail/run.sh" "$who" "$build/paddock" >"$out" 2>&1 || rc=$? ;;
       host) timeout 1200 "$src/tests/host/run.sh" "$build/paddock" >"$out" 2>&1 || rc=$? ;;
       mcp) timeout 1200 "$src/tests/mcp/run.sh" "$who" "$build/paddock" "${args[@]}" >"$out" 2>&1 || rc=$? ;;
     esac
+    exec {held}>&-
     report_shell_failures "$suite" "$who" "$out" "$rc"
   done
 }
@@ -174,13 +190,48 @@ done
 base_specs=()
 for s in "${!union[@]}"; do base_specs+=("$s:${union[$s]}"); done
 for s in "${!shells[@]}"; do base_specs+=("$s"); done
-echo "mutation-check: baseline (unmutated): unit ${base_specs[*]}" >&2
-base_fail=$(run_tests base "${base_specs[@]}")
-if [ -n "$base_fail" ]; then
-  echo "mutation-check: tests fail without any mutation; fix them first (logs in $logs):" >&2
-  echo "$base_fail" | sed 's/^/  /' >&2
-  keep=1
-  exit 2
+if [ $baseline = 1 ]; then
+  echo "mutation-check: baseline (unmutated): unit ${base_specs[*]}" >&2
+  base_fail=$(run_tests base "${base_specs[@]}")
+  if [ -n "$base_fail" ]; then
+    echo "mutation-check: tests fail without any mutation; fix them first (logs in $logs):" >&2
+    echo "$base_fail" | sed 's/^/  /' >&2
+    keep=1
+    exit 2
+  fi
+fi
+
+# Shards: the same script on every Nth mutation, each in its own scratch copy of the same tree.
+if [ "$shards" -gt 1 ] && [ ${#names[@]} -gt 1 ]; then
+  flags=(--shard-of-a-run)
+  [ $all_tests = 1 ] && flags+=(--all-tests)
+  [ $keep = 1 ] && flags+=(--keep)
+  pids=()
+  for ((k = 0; k < shards && k < ${#names[@]}; k++)); do
+    part=()
+    for ((i = k; i < ${#names[@]}; i += shards)); do part+=("${names[$i]}"); done
+    "$0" "${flags[@]}" "${part[@]}" >"$logs/shard-$k.out" 2>"$logs/shard-$k.err" &
+    pids+=($!)
+  done
+  worst=0
+  for k in "${!pids[@]}"; do
+    rc=0
+    wait "${pids[$k]}" || rc=$?
+    [ $rc -gt $worst ] && worst=$rc
+    [ $rc -ge 2 ] && sed 's/^/  shard: /' "$logs/shard-$k.err" >&2
+  done
+  caught=0 total=0
+  for n in "${names[@]}"; do
+    line=$(grep -h "^$n: " "$logs"/shard-*.out | head -n 1 || true)
+    total=$((total + 1))
+    [ -n "$line" ] || line="$n: ERROR: no result from its shard (logs in $logs)"
+    case "$line" in "$n: caught by "*) caught=$((caught + 1)) ;; esac
+    echo "$line"
+  done
+  echo "mutation-check: $caught of $total mutations caught"
+  [ $worst -ge 2 ] && exit 2
+  [ $caught = "$total" ] || exit 1
+  exit 0
 fi
 
 caught=0 total=0 error=0
