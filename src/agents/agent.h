@@ -13,6 +13,8 @@ struct AgentInfo {
   const char* name;          // the command `paddock run -- NAME` starts, and its profile's name
   const char* display_name;  // how messages and docs call it ("Claude Code")
   const char* profile_toml;  // its built-in profile, in the user profiles' schema (docs/profiles.md)
+  // What `paddock integrate NAME` installs (src/integrate/), or nullptr where it has nothing.
+  const char* integration = nullptr;
 };
 
 // Every agent paddock knows, in the order `paddock profiles` lists them.

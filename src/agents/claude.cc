@@ -51,6 +51,7 @@ allow = ["api.anthropic.com", "console.anthropic.com", "platform.claude.com", "s
 # API credentials and endpoint selection, passed only when set in the parent.
 pass = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL"]
 )",
+      .integration = "a hook that explains refusals to the model, and a CLAUDE.md section",
   };
   return info;
 }

@@ -58,6 +58,7 @@ args = [
 conflicts = ["-s read-only", "-s workspace-write", "--sandbox read-only", "--sandbox workspace-write"]
 conflict_message = "Codex's own sandbox (bubblewrap) cannot start inside paddock (nested user namespaces are refused): every command Codex runs will fail with \"bwrap: No permissions to create new namespace\" while it reports success. paddock is its sandbox: leave the sandbox choice to the codex profile (it sets sandbox_mode = \"danger-full-access\" for runs inside paddock only)."
 )",
+      .integration = "an AGENTS.md section",
   };
   return info;
 }
