@@ -18,7 +18,7 @@ void register_integrate(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "integrate", "Teach an agent about paddock: claude (a hook that explains refusals to the model, and a "
                    "CLAUDE.md section), codex (an AGENTS.md section); --remove takes it back");
-  one_of(cmd->add_option("agent", f->agent, "The agent to teach")->required(), {"claude", "codex"});
+  one_of(cmd->add_option("agent", f->agent, "The agent to teach")->required(), integrate::agents());
   cmd->add_flag("--remove", f->remove, "Take the integration back");
   cmd->callback([f] {
     const char* home = std::getenv("HOME");

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <nlohmann/json.hpp>
 
+#include "agents/agent.h"
 #include "sys/anchored_dir.h"
 #include "sys/state_dir.h"
 #include "sys/unique_fd.h"
@@ -228,7 +229,13 @@ Result<std::vector<Change>> codex(const std::string& home, bool remove) {
 
 }  // namespace
 
-std::vector<std::string> agents() { return {"claude", "codex"}; }
+std::vector<std::string> agents() {
+  std::vector<std::string> out;
+  for (const AgentInfo& a : paddock::agents()) {
+    if (a.integration != nullptr) out.emplace_back(a.name);
+  }
+  return out;
+}
 
 const std::string& claude_hook_script() {
   static const std::string s = kHook;

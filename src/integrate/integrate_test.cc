@@ -98,6 +98,21 @@ TEST_F(IntegrateTest, CodexGetsAnAgentsMdSection) {
   EXPECT_FALSE(apply("aider", home_, false).ok());
 }
 
+// Every agent whose registration (src/agents/) names an integration is one `paddock integrate`
+// offers and installs, and takes back: the registration and the code here agree.
+TEST_F(IntegrateTest, EveryRegisteredIntegrationInstallsAndIsRemoved) {
+  const auto names = agents();
+  ASSERT_FALSE(names.empty());
+  for (const auto& name : names) {
+    auto added = apply(name, home_, false);
+    ASSERT_TRUE(added.ok()) << name << ": " << added.error().describe();
+    EXPECT_FALSE(added->empty()) << name;
+    auto removed = apply(name, home_, true);
+    ASSERT_TRUE(removed.ok()) << name << ": " << removed.error().describe();
+  }
+  EXPECT_FALSE(apply("aider", home_, false).ok());  // registered, with no integration
+}
+
 TEST(ManagedSection, ReplacedInPlaceAndRemovedCleanly) {
   const std::string once = with_managed_section("a\n", "one\n");
   EXPECT_EQ(with_managed_section(once, "one\n"), once);

@@ -1,9 +1,46 @@
 #include "policy/builtin_profiles.h"
 
 #include <gtest/gtest.h>
+#include <memory>
+#include <string>
+
+#include "agents/agent.h"
+#include "policy/fake_fs.h"
+#include "paddock/profile.h"
 
 namespace paddock {
 namespace {
+
+// A host with nothing in HOME (/home/u) and the project at /home/u/proj.
+HostContext empty_home() {
+  auto fs = std::make_shared<FakeFs>();
+  fs->dir("/usr/bin").dir("/etc").dir("/home/u/proj");
+  HostContext ctx;
+  ctx.cwd = "/home/u/proj";
+  ctx.home = "/home/u";
+  ctx.user = "u";
+  ctx.fs = fs;
+  return ctx;
+}
+
+// Every agent registered in src/agents/ is reached as a built-in profile that loads, and is the
+// profile `paddock run -- NAME` picks: adding an agent is its registration alone.
+TEST(AgentRegistry, EveryProfileLoads) {
+  for (const AgentInfo& a : agents()) {
+    const BuiltinProfile* bp = find_builtin_profile(a.name);
+    ASSERT_NE(bp, nullptr) << a.name;
+    EXPECT_EQ(bp->toml, a.profile_toml) << a.name;
+    EXPECT_EQ(agent_profile_for(std::string("/usr/bin/") + a.name), a.name);
+    HostContext ctx = empty_home();
+    PolicyBuilder b(ctx);
+    auto src = find_profile(a.name, ctx);
+    ASSERT_TRUE(src.ok()) << a.name;
+    auto applied = apply_profile(*src, b, ctx);
+    ASSERT_TRUE(applied.ok()) << a.name << ": " << applied.error().describe();
+    auto p = b.build();
+    ASSERT_TRUE(p.ok()) << a.name << ": " << p.error().describe();
+  }
+}
 
 TEST(AgentProfile, PickedByTheCommandsExactName) {
   EXPECT_EQ(agent_profile_for("claude"), "claude");
@@ -100,13 +137,7 @@ TEST(AgentProfile, EveryPathResolvesWithItsAccess) {
 // first run on. ~/.claude/plugins too, so that it is read-only from then on (Claude Code writes
 // usage counters to plugins/store/ at every start and runs fine without; found by tests/agents).
 TEST(AgentProfile, ClaudeCreatesWhatItWritesSoThatItCanBeGranted) {
-  auto fs = std::make_shared<FakeFs>();
-  fs->dir("/usr/bin").dir("/etc").dir("/home/u/proj");
-  HostContext ctx;
-  ctx.cwd = "/home/u/proj";
-  ctx.home = "/home/u";
-  ctx.user = "u";
-  ctx.fs = fs;
+  HostContext ctx = empty_home();
   PolicyBuilder b(ctx);
   auto src = find_profile("claude", ctx);
   ASSERT_TRUE(src.ok());
