@@ -99,8 +99,11 @@ void WarmPool::loop() {
       continue;
     }
     // Starting a sandbox competes for the CPU with the call that just took one: let that call
-    // run first.
-    if (auto since = std::chrono::steady_clock::now() - last_take_; since < refill_delay_) {
+    // run first, unless the environment has nothing ready: then the next call starts a cold
+    // sandbox in its own path anyway, and a client calling back to back would keep the refill
+    // waiting for ever (issue 29).
+    if (auto since = std::chrono::steady_clock::now() - last_take_;
+        !envs_[pick].ready.empty() && since < refill_delay_) {
       cv_.wait_for(lock, refill_delay_ - since);
       continue;
     }
