@@ -89,6 +89,22 @@ void answer(int listener) {
 }
 
 // Runs the walk ROUNDS times in a child under MODE; returns seconds (the child's own clock).
+// One byte and room for one descriptor: the message that carries the listener to the supervisor.
+struct FdMessage {
+  char byte = 0;
+  iovec iov{&byte, 1};
+  alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+  FdMessage() {
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = cbuf;
+    msg.msg_controllen = sizeof cbuf;
+  }
+  FdMessage(const FdMessage&) = delete;
+  FdMessage& operator=(const FdMessage&) = delete;
+};
+
 double run(const char* mode, const std::string& dir, int rounds) {
   int sv[2];
   socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv);
@@ -103,14 +119,8 @@ double run(const char* mode, const std::string& dir, int rounds) {
       long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, notify ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0, &prog);
       if (fd < 0) _exit(3);
       if (notify) {
-        char c = 0;
-        iovec iov{&c, 1};
-        char cbuf[CMSG_SPACE(sizeof(int))] = {};
-        msghdr msg{};
-        msg.msg_iov = &iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = cbuf;
-        msg.msg_controllen = sizeof cbuf;
+        FdMessage m;
+        msghdr& msg = m.msg;
         cmsghdr* c1 = CMSG_FIRSTHDR(&msg);
         c1->cmsg_level = SOL_SOCKET;
         c1->cmsg_type = SCM_RIGHTS;
@@ -130,14 +140,8 @@ double run(const char* mode, const std::string& dir, int rounds) {
   close(sv[1]);
   std::thread supervisor;
   if (strcmp(mode, "notify") == 0) {
-    char c;
-    iovec iov{&c, 1};
-    char cbuf[CMSG_SPACE(sizeof(int))] = {};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = cbuf;
-    msg.msg_controllen = sizeof cbuf;
+    FdMessage m;
+    msghdr& msg = m.msg;
     if (recvmsg(sv[0], &msg, 0) <= 0) {
       fprintf(stderr, "no listener\n");
       exit(1);
