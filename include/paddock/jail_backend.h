@@ -88,7 +88,22 @@ class Jail {
   virtual Result<std::string> run_capture(const Policy& policy, const RunOpts& opts) = 0;
 };
 
+// What `systemd-run --user` needs from the host: systemd as PID 1 and the user manager's bus
+// (DBUS_SESSION_BUS_ADDRESS, or the socket $XDG_RUNTIME_DIR/bus). A shell from su, sudo or cron
+// has neither variable, and systemd-run then only says "Failed to connect to bus".
+struct SystemdHost {
+  bool systemd_running = false;     // /run/systemd/system exists
+  std::string bus_address;          // DBUS_SESSION_BUS_ADDRESS
+  std::string runtime_dir;          // XDG_RUNTIME_DIR
+  bool runtime_bus_exists = false;  // $XDG_RUNTIME_DIR/bus is a socket
+};
+SystemdHost systemd_host_now();
+// Nothing when systemd-run --user can reach a user manager; otherwise why not and what to do.
+Result<void> systemd_user_manager(const SystemdHost& host);
+
 // "native" (the default), "bubblewrap" or "systemd-run"; any other name is an error.
+// A backend made with the real runner (RUNNER null) checks the host before it runs anything; one
+// given a runner (a RecordingRunner in tests) runs nothing on the host and checks nothing.
 Result<std::unique_ptr<Jail>> make_jail(std::string_view backend, std::shared_ptr<CommandRunner> runner = nullptr);
 std::vector<std::string> backend_names();
 

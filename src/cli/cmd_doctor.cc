@@ -29,8 +29,8 @@ std::vector<BackendInfo> backends() {
     BackendInfo b{n, "", (*j)->missing_guarantees(Policy{})};
     if (n == "native") b.found = "built in";
     else if (n == "bubblewrap") b.found = access("/usr/bin/bwrap", X_OK) == 0 ? "/usr/bin/bwrap" : "not installed";
-    else b.found = access("/run/systemd/system", F_OK) == 0 ? "systemd is running"
-                                                             : "no systemd as PID 1: no user manager to run it";
+    else if (auto ok = jail::systemd_user_manager(jail::systemd_host_now()); ok) b.found = "your user manager is reachable";
+    else b.found = ok.error().message;
     out.push_back(std::move(b));
   }
   return out;

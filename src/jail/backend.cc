@@ -14,6 +14,7 @@
 #include "engine/plan_builder.h"
 #include "jail/process.h"
 #include "paddock/jail_backend.h"
+#include "sys/display.h"
 
 extern char** environ;
 
@@ -247,9 +248,40 @@ class BubblewrapJail : public Jail {
 
 // ---- systemd-run ----------------------------------------------------------------------------
 
+}  // namespace
+
+SystemdHost systemd_host_now() {
+  SystemdHost h;
+  struct stat st{};
+  h.systemd_running = ::lstat("/run/systemd/system", &st) == 0 && S_ISDIR(st.st_mode);
+  if (const char* a = std::getenv("DBUS_SESSION_BUS_ADDRESS")) h.bus_address = a;
+  if (const char* x = std::getenv("XDG_RUNTIME_DIR")) h.runtime_dir = x;
+  h.runtime_bus_exists = !h.runtime_dir.empty() && h.runtime_dir[0] == '/' &&
+                         ::stat((h.runtime_dir + "/bus").c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
+  return h;
+}
+
+Result<void> systemd_user_manager(const SystemdHost& h) {
+  const std::string where = "--backend systemd-run";
+  if (!h.systemd_running)
+    return make_error("systemd-run --user needs systemd as PID 1 and your user manager; this host has no systemd "
+                      "(/run/systemd/system is missing, e.g. in a container)",
+                      where, "use --backend native (the default) or bubblewrap; `paddock doctor` lists what this host has");
+  if (!h.bus_address.empty() || h.runtime_bus_exists) return {};
+  const std::string why = h.runtime_dir.empty() ? "XDG_RUNTIME_DIR is not set"
+                                                : sys::display(h.runtime_dir) + "/bus does not exist";
+  return make_error("systemd-run --user cannot reach your user manager: " + why +
+                        " and DBUS_SESSION_BUS_ADDRESS is not set (a shell from su, sudo or cron has no user session)",
+                    where,
+                    "log in through a session (ssh, or `machinectl shell USER@`), or keep a user manager running with "
+                    "`loginctl enable-linger USER`; or use --backend native or bubblewrap");
+}
+
+namespace {
+
 class SystemdJail : public Jail {
  public:
-  explicit SystemdJail(std::shared_ptr<CommandRunner> r) : runner_(std::move(r)) {}
+  SystemdJail(std::shared_ptr<CommandRunner> r, bool check_host) : runner_(std::move(r)), check_host_(check_host) {}
   std::string_view name() const override { return "systemd-run"; }
 
   Result<Command> render(const Policy& policy, const RunOpts& opts) const override {
@@ -352,22 +384,26 @@ class SystemdJail : public Jail {
     };
   }
   Result<int> run(const Policy& policy, const RunOpts& opts) override {
-    auto c = render(policy, opts);
-    if (!c) return std::move(c).take_error();
-    auto r = runner_->run(*c, false);
+    auto r = run_unit(policy, opts, false);
     if (!r) return std::move(r).take_error();
     return r->status;
   }
   Result<std::string> run_capture(const Policy& policy, const RunOpts& opts) override {
-    auto c = render(policy, opts);
-    if (!c) return std::move(c).take_error();
-    auto r = runner_->run(*c, true);
+    auto r = run_unit(policy, opts, true);
     if (!r) return std::move(r).take_error();
     return std::move(r->out);
   }
 
  private:
+  Result<CommandRunner::Output> run_unit(const Policy& policy, const RunOpts& opts, bool capture) {
+    auto c = render(policy, opts);
+    if (!c) return std::move(c).take_error();
+    if (check_host_)
+      if (auto ok = systemd_user_manager(systemd_host_now()); !ok) return std::move(ok).take_error();
+    return runner_->run(*c, capture);
+  }
   std::shared_ptr<CommandRunner> runner_;
+  bool check_host_;
 };
 
 }  // namespace
@@ -377,10 +413,11 @@ std::shared_ptr<CommandRunner> real_runner() { return std::make_shared<RealRunne
 std::vector<std::string> backend_names() { return {"native", "bubblewrap", "systemd-run"}; }
 
 Result<std::unique_ptr<Jail>> make_jail(std::string_view backend, std::shared_ptr<CommandRunner> runner) {
-  if (!runner) runner = real_runner();
+  const bool real = !runner;
+  if (real) runner = real_runner();
   if (backend == "native") return std::unique_ptr<Jail>(new NativeJail());
   if (backend == "bubblewrap") return std::unique_ptr<Jail>(new BubblewrapJail(runner));
-  if (backend == "systemd-run") return std::unique_ptr<Jail>(new SystemdJail(runner));
+  if (backend == "systemd-run") return std::unique_ptr<Jail>(new SystemdJail(runner, real));
   return make_error("unknown backend \"" + std::string(backend) + "\"", "--backend",
                     "use native (the default), bubblewrap or systemd-run");
 }

@@ -198,6 +198,60 @@ TEST(JailBackend, BubblewrapRunsForReal) {
   EXPECT_EQ(line, "written");  // the workspace is writable, and it is the host's
 }
 
+// Issue 30: `--backend systemd-run` from su, sudo, cron or a container said only "Failed to connect
+// to bus". Each way the host can lack a user manager is named, with what to do.
+TEST(JailBackend, SystemdRunSaysWhyNoUserManagerCanBeReached) {
+  SystemdHost none;
+  auto no_systemd = systemd_user_manager(none);
+  ASSERT_FALSE(no_systemd);
+  EXPECT_NE(no_systemd.error().message.find("needs systemd as PID 1"), std::string::npos);
+  EXPECT_NE(no_systemd.error().hint.find("--backend native"), std::string::npos);
+
+  SystemdHost no_session{.systemd_running = true};
+  auto unset = systemd_user_manager(no_session);
+  ASSERT_FALSE(unset);
+  EXPECT_NE(unset.error().message.find("XDG_RUNTIME_DIR is not set"), std::string::npos);
+  EXPECT_NE(unset.error().hint.find("loginctl enable-linger"), std::string::npos);
+
+  SystemdHost no_socket{.systemd_running = true, .runtime_dir = "/run/user/1000\x1b[31m"};
+  auto missing = systemd_user_manager(no_socket);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("/bus does not exist"), std::string::npos);
+  EXPECT_EQ(missing.error().message.find('\x1b'), std::string::npos) << "the variable's value is printed escaped";
+
+  EXPECT_TRUE(systemd_user_manager({.systemd_running = true, .runtime_dir = "/run/user/1000", .runtime_bus_exists = true}));
+  EXPECT_TRUE(systemd_user_manager({.systemd_running = true, .bus_address = "unix:path=/run/user/1000/bus"}));
+}
+
+// The real backend checks before it starts systemd-run; a recording runner runs nothing and checks nothing.
+TEST(JailBackend, SystemdRunRefusesBeforeRunningWithoutAUserManager) {
+  const char* saved_dbus = std::getenv("DBUS_SESSION_BUS_ADDRESS");
+  const char* saved_xdg = std::getenv("XDG_RUNTIME_DIR");
+  std::string dbus = saved_dbus ? saved_dbus : "", xdg = saved_xdg ? saved_xdg : "";
+  ::unsetenv("DBUS_SESSION_BUS_ADDRESS");
+  ::setenv("XDG_RUNTIME_DIR", "/nonexistent-paddock-test", 1);
+  auto j = make_jail("systemd-run");
+  ASSERT_TRUE(j);
+  Policy p = fixed_policy();
+  p.denied.clear();
+  p.protected_paths.clear();
+  RunOpts o = fixed_opts();
+  o.command = {"/bin/true"};
+  auto r = (*j)->run(p, o);
+  if (saved_dbus) ::setenv("DBUS_SESSION_BUS_ADDRESS", dbus.c_str(), 1);
+  if (saved_xdg) ::setenv("XDG_RUNTIME_DIR", xdg.c_str(), 1); else ::unsetenv("XDG_RUNTIME_DIR");
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(r.error().message.find("needs systemd as PID 1") != std::string::npos ||
+              r.error().message.find("/nonexistent-paddock-test/bus does not exist") != std::string::npos)
+      << r.error().message;
+
+  auto rec = std::make_shared<RecordingRunner>();
+  auto recorded = make_jail("systemd-run", rec);
+  ASSERT_TRUE(recorded);
+  EXPECT_TRUE((*recorded)->run(p, o));
+  EXPECT_EQ(rec->commands.size(), 1u);
+}
+
 TEST(JailBackend, SystemdRunRunsWhereAUserManagerCanBeStarted) {
   struct stat st;
   if (stat("/run/systemd/system", &st) != 0)

@@ -229,6 +229,18 @@ $name" ] && ok || fail "bubblewrap: workspace, HOME or PADDOCK_JAIL wrong: $out"
       fail "bubblewrap: runtime.json readable inside" || ok
     [ "$("$P" jail diff "$name" --name-status 2>/dev/null)" = "A bw.txt" ] && ok || fail "bubblewrap: diff"
     expect_not "an unknown backend is refused" "$P" jail exec "$name" --backend nope -- true
+    # systemd-run without a user manager (su, sudo, cron, a container): why, and what to do,
+    # instead of systemd-run's "Failed to connect to bus"; nothing is started.
+    tc=systemd-no-bus
+    if env -u DBUS_SESSION_BUS_ADDRESS XDG_RUNTIME_DIR=/nonexistent-paddock-bus \
+        "$P" jail exec "$name" --backend systemd-run -- sh -c 'echo sd >sd.txt' >/dev/null 2>"$work/err"; then
+      fail "systemd-run: ran without a user manager"
+    else
+      if [ -d /run/systemd/system ]; then want="/nonexistent-paddock-bus/bus does not exist"; else want="needs systemd as PID 1"; fi
+      grep -qF "$want" "$work/err" && grep -qF -- "--backend native" "$work/err" && ok ||
+        fail "systemd-run: the refusal does not say why and what to do: $(cat "$work/err")"
+      grep -q "Failed to connect to bus" "$work/err" && fail "systemd-run: systemd-run itself was started" || ok
+    fi
   else
     echo "SKIP [bubblewrap] bwrap is not installed (scripts/setup.sh installs the Debian package bubblewrap)"
   fi
