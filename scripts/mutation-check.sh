@@ -89,9 +89,11 @@ echo "mutation-check: building the unmutated tree in $tree" >&2
 cmake -S "$tree" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >"$logs/cmake.log" 2>&1 ||
   { echo "mutation-check: cmake failed ($logs/cmake.log)" >&2; keep=1; exit 2; }
 # Shared by the shards of one run (and by runs at the same time): what must not run twice at once.
-locks=${TMPDIR:-/tmp}
+one_at_a_time() {  # one_at_a_time KIND COMMAND...
+  flock "${TMPDIR:-/tmp}/paddock-mutation-$1.lock" "${@:2}"
+}
 build_tree() {  # build_tree LOG
-  flock "$locks/paddock-mutation-build.lock" ninja -C "$build" -j"$jobs" >"$1" 2>&1
+  one_at_a_time build ninja -C "$build" -j"$jobs" >"$1" 2>&1
 }
 build_tree "$logs/build-base.log" || { echo "mutation-check: the unmutated tree does not build ($logs/build-base.log)" >&2; keep=1; exit 2; }
 
@@ -121,9 +123,9 @@ run_tests() {  # run_tests TAG SPEC...
     for who in root unprivileged; do
       out=$logs/$tag.$suite.$who.log
       rc=0
-      local lock=/dev/null
-      [ "$suite" = integration ] && lock=$locks/paddock-mutation-integration.lock
-      flock "$lock" timeout 900 "$src/scripts/run-as.sh" "$who" "$build/tests/${suite}_tests" "$build/paddock" \
+      local serial=()  # the integration tests share cgroups with every other run; escape's do not
+      [ "$suite" = integration ] && serial=(one_at_a_time integration)
+      "${serial[@]}" timeout 900 "$src/scripts/run-as.sh" "$who" "$build/tests/${suite}_tests" "$build/paddock" \
         "$build/tests/paddock-probe" --gtest_filter="$filter" >"$out" 2>&1 || rc=$?
       report_failures "$suite" "$who" "$out" "$rc"
     done
@@ -138,14 +140,11 @@ run_shell_suite() {  # run_shell_suite TAG SPEC
   for who in "${whos[@]}"; do
     out=$logs/$tag.$suite.$who.log
     rc=0
-    exec {held}>"$locks/paddock-mutation-$suite.lock"
-    flock "$held"
     case "$suite" in
-      jail) timeout 1200 "$src/tests/jail/run.sh" "$who" "$build/paddock" >"$out" 2>&1 || rc=$? ;;
-      host) timeout 1200 "$src/tests/host/run.sh" "$build/paddock" >"$out" 2>&1 || rc=$? ;;
-      mcp) timeout 1200 "$src/tests/mcp/run.sh" "$who" "$build/paddock" "${args[@]}" >"$out" 2>&1 || rc=$? ;;
+      jail) one_at_a_time jail timeout 1200 "$src/tests/jail/run.sh" "$who" "$build/paddock" >"$out" 2>&1 || rc=$? ;;
+      host) one_at_a_time host timeout 1200 "$src/tests/host/run.sh" "$build/paddock" >"$out" 2>&1 || rc=$? ;;
+      mcp) one_at_a_time mcp timeout 1200 "$src/tests/mcp/run.sh" "$who" "$build/paddock" "${args[@]}" >"$out" 2>&1 || rc=$? ;;
     esac
-    exec {held}>&-
     report_shell_failures "$suite" "$who" "$out" "$rc"
   done
 }
