@@ -3,6 +3,22 @@
 
 namespace paddock {
 
+namespace {
+
+using namespace config_keys;
+
+// Its configuration in HOME that the host runs later (AgentInfo::home_config).
+std::vector<KnownConfig> home_config() {
+  return {
+    // aider: caches and its install record; oauth-keys.env (loaded into its environment at
+    // start, where AIDER_* settings name commands) is not its data.
+    {".aider", ConfigFormat::Data, "aider loads oauth-keys.env into its environment (AIDER_* settings run commands)",
+     top({"caches", "analytics.json", "installs.json"})},
+  };
+}
+
+}  // namespace
+
 const AgentInfo& aider_agent() {
   static const AgentInfo info = {
       .name = "aider",
@@ -34,6 +50,7 @@ pass = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API
 # read from the copy it ships instead of fetched.
 set = { AIDER_CHECK_UPDATE = "false", AIDER_ANALYTICS = "false", LITELLM_LOCAL_MODEL_COST_MAP = "True" }
 )",
+      .home_config = home_config(),
   };
   return info;
 }

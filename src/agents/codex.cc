@@ -3,6 +3,37 @@
 
 namespace paddock {
 
+namespace {
+
+using namespace config_keys;
+
+// Its configuration in HOME that the host runs later (AgentInfo::home_config).
+std::vector<KnownConfig> home_config() {
+  return {
+    // Its directory stays writable (SQLite journals beside its databases); config.toml is
+    // rewritten by codex itself (the model, notices): any other change restores the previous
+    // file whole (a TOML rewrite would lose the user's comments).
+    {".codex", ConfigFormat::Data,
+     "codex reads its environment (.env), skills, prompts and instructions from its directory",
+     top({"sessions", "archived_sessions", "log", "shell_snapshots", "thread-writer-locks",
+          "tui-thread-reference-capabilities", "auth.json",
+          "auth.json.lock", "auth.lock", "installation_id", ".sandbox_migration", "*.sqlite", "*.sqlite-wal",
+          "*.sqlite-shm", "*.sqlite-journal", "history.jsonl", "version.json", "models_cache.json"})},
+    {".codex/config.toml", ConfigFormat::Toml,
+     "codex runs the notify command, MCP servers and telemetry exporters named here, and follows its approval, "
+     "sandbox, provider and project-trust settings",
+     top({"model", "model_reasoning_effort", "plan_mode_reasoning_effort", "notice",
+          "windows_wsl_setup_acknowledged"}) +
+         std::vector<ConfigKey>{key({"tui", "screen_reader_detection_done"}), key({"tui", "model_availability_nux"})}},
+    {".codex/rules", ConfigFormat::Dir, "codex runs the commands its rules allow outside its sandbox without asking",
+     {}},
+    {".codex/policy", ConfigFormat::Dir, "codex runs the commands its execpolicy (older rules) allows without asking",
+     {}},
+  };
+}
+
+}  // namespace
+
 const AgentInfo& codex_agent() {
   static const AgentInfo info = {
       .name = "codex",
@@ -58,7 +89,9 @@ args = [
 conflicts = ["-s read-only", "-s workspace-write", "--sandbox read-only", "--sandbox workspace-write"]
 conflict_message = "Codex's own sandbox (bubblewrap) cannot start inside paddock (nested user namespaces are refused): every command Codex runs will fail with \"bwrap: No permissions to create new namespace\" while it reports success. paddock is its sandbox: leave the sandbox choice to the codex profile (it sets sandbox_mode = \"danger-full-access\" for runs inside paddock only)."
 )",
-      .integration = "an AGENTS.md section",
+      .integration = AgentIntegration{.summary = "an AGENTS.md section", .dir = ".codex", .instructions_file = "AGENTS.md"},
+      .project_files = {{".codex", "Codex reads project config (MCP servers, notify) from it"}},
+      .home_config = home_config(),
   };
   return info;
 }

@@ -3,6 +3,22 @@
 
 namespace paddock {
 
+namespace {
+
+using namespace config_keys;
+
+// Its configuration in HOME that the host runs later (AgentInfo::home_config).
+std::vector<KnownConfig> home_config() {
+  return {
+    // Gemini CLI: read-only in its profile but for its logins and chat history.
+    {".gemini", ConfigFormat::Data,
+     "Gemini CLI runs the MCP servers, hooks and extensions its settings name and loads its .env",
+     top({"oauth_creds.json", "google_accounts.json", "tmp", "installation_id", "user_id"})},
+  };
+}
+
+}  // namespace
+
 const AgentInfo& gemini_agent() {
   static const AgentInfo info = {
       .name = "gemini",
@@ -28,6 +44,8 @@ allow = ["generativelanguage.googleapis.com", "cloudcode-pa.googleapis.com", "oa
 # API keys and project selection, passed only when set in the parent.
 pass = ["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_GENAI_USE_VERTEXAI", "GEMINI_MODEL"]
 )",
+      .project_files = {{".gemini", "Gemini CLI starts the MCP servers and runs the hooks and extensions its settings name"}},
+      .home_config = home_config(),
   };
   return info;
 }

@@ -3,6 +3,22 @@
 
 namespace paddock {
 
+namespace {
+
+using namespace config_keys;
+
+// Its configuration in HOME that the host runs later (AgentInfo::home_config).
+std::vector<KnownConfig> home_config() {
+  return {
+    // Sessions and logs.
+    {".local/share/goose", ConfigFormat::Data, "goose runs what it installed in its data directory",
+     top({"sessions", "logs", "history*", "*.db", "*.db-wal", "*.db-shm", "*.db-journal"})},
+    {".local/state/goose", ConfigFormat::Data, "goose reads its state directory at start", top({"logs", "*.log"})},
+  };
+}
+
+}  // namespace
+
 const AgentInfo& goose_agent() {
   static const AgentInfo info = {
       .name = "goose",
@@ -32,6 +48,7 @@ pass = ["GOOSE_PROVIDER", "GOOSE_MODEL", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", 
 # No desktop keyring is reachable from inside: keys come from the environment or secrets.yaml.
 set = { GOOSE_DISABLE_KEYRING = "1" }
 )",
+      .home_config = home_config(),
   };
   return info;
 }

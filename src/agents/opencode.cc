@@ -3,6 +3,25 @@
 
 namespace paddock {
 
+namespace {
+
+using namespace config_keys;
+
+// Its configuration in HOME that the host runs later (AgentInfo::home_config).
+std::vector<KnownConfig> home_config() {
+  return {
+    // opencode: its data directory holds its sessions and logins; bin/ is code.
+    {".local/share/opencode", ConfigFormat::Data, "opencode runs what it installed in its data directory",
+     top({"auth.json", "storage", "snapshot", "log", "project", "tool-output", "mcp-auth.json"})},
+    {".local/share/opencode/bin", ConfigFormat::Dir,
+     "opencode runs the programs it downloaded here (ripgrep, language servers)", {}},
+    {".local/state/opencode", ConfigFormat::Data, "opencode reads its state directory at start",
+     top({"*.json", "*.jsonl", "log", "tui"})},
+  };
+}
+
+}  // namespace
+
 const AgentInfo& opencode_agent() {
   static const AgentInfo info = {
       .name = "opencode",
@@ -36,6 +55,7 @@ pass = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API
 # The self-update would only be blocked.
 set = { OPENCODE_DISABLE_AUTOUPDATE = "1" }
 )",
+      .home_config = home_config(),
   };
   return info;
 }

@@ -3,6 +3,38 @@
 
 namespace paddock {
 
+namespace {
+
+using namespace config_keys;
+
+// Its configuration in HOME that the host runs later (AgentInfo::home_config).
+std::vector<KnownConfig> home_config() {
+  return {
+    // Its directory stays writable (lock directories beside settings.json and auth.json).
+    {".pi/agent", ConfigFormat::Data,
+     "pi puts bin/ first on the PATH of the commands it runs, loads tools/, themes and prompts, and reads "
+     "SYSTEM.md from its directory",
+     top({"sessions", "*.lock", "pi-debug.log"})},
+    {".pi/agent/settings.json", ConfigFormat::Json,
+     "pi loads the packages, extensions and skills and runs the shell and npm commands named here",
+     top({"lastChangelogVersion", "defaultProvider", "defaultModel", "defaultThinkingLevel", "transport",
+          "steeringMode", "followUpMode", "theme", "compaction", "branchSummary", "retry", "hideThinkingBlock",
+          "quietStartup", "collapseChangelog", "enableInstallTelemetry", "enableSkillCommands", "terminal",
+          "images", "enabledModels", "doubleEscapeAction", "treeFilterMode", "thinkingBudgets", "editorPaddingX",
+          "autocompleteMaxVisible", "showHardwareCursor", "markdown", "warnings"})},
+    {".pi/agent/auth.json", ConfigFormat::Json, "pi runs an API key written as \"!command\" to get the key",
+     {{{"*", "key"}, true}, key({"*", "*"})}},
+    {".pi/agent/models.json", ConfigFormat::Whole,
+     "pi runs the \"!command\" API keys and headers of the providers defined here", {}},
+    {".pi/agent/extensions", ConfigFormat::Dir, "pi loads every extension here (code run with your rights) at start", {}},
+    {".pi/agent/git", ConfigFormat::Dir, "pi loads the packages installed here (extensions, skills) at start", {}},
+    {".pi/agent/skills", ConfigFormat::Dir, "pi's skills carry scripts the agent runs", {}},
+    {".pi/agent/bin", ConfigFormat::Dir, "pi puts the programs here (fd, rg) first on its commands' PATH", {}},
+  };
+}
+
+}  // namespace
+
 const AgentInfo& pi_agent() {
   static const AgentInfo info = {
       .name = "pi",
@@ -44,6 +76,8 @@ pass = ["ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY", "GEMINI_
         "OPENROUTER_API_KEY", "XAI_API_KEY", "GROQ_API_KEY", "MISTRAL_API_KEY", "CEREBRAS_API_KEY",
         "COPILOT_GITHUB_TOKEN"]
 )",
+      .project_files = {{".pi", "pi loads the extensions and settings it holds"}},
+      .home_config = home_config(),
   };
   return info;
 }

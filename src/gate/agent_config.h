@@ -32,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "agents/host_config.h"
 #include "gate/quarantine.h"
 #include "paddock/policy.h"
 #include "paddock/sandbox.h"
@@ -39,32 +40,8 @@
 
 namespace paddock::gate {
 
-// How a watched path is compared after the run.
-enum class ConfigFormat {
-  Json,   // the agent writes it: the keys listed may change, every other key is put back
-  Toml,   // the same, but a change to any other key restores the whole previous file (comments)
-  Whole,  // a file the agent never writes: any change restores the previous bytes
-  Dir,    // a directory of code the agent never writes: anything changed in it is moved aside
-  Data,   // the agent's state directory: the entries listed are its data; anything else created
-          // or changed in it is moved aside (entries another KnownConfig names are checked by it)
-};
-
-// A key path in a JSON or TOML document: object keys, "*" for every key at that level. For a
-// Data directory: one entry name, a glob pattern (fnmatch: "*.sqlite-wal").
-struct ConfigKey {
-  std::vector<std::string> path;
-  // Allowed only while neither the old nor the new value is a "!command" string (pi runs those).
-  bool unless_command = false;
-};
-
-struct KnownConfig {
-  std::string rel;  // under HOME
-  ConfigFormat format;
-  std::string why;  // what on the host runs it
-  std::vector<ConfigKey> keys;  // Json, Toml: the keys the agent may change; Data: its data entries
-};
-
-// Every agent's known host-executed configuration (all built-in profiles' agents).
+// Every agent's known host-executed configuration (each registered agent's home_config;
+// ConfigFormat, ConfigKey and KnownConfig are in agents/host_config.h).
 const std::vector<KnownConfig>& known_agent_configs();
 
 // NEW_TEXT with only the values at ALLOWED taken from it: every other key as OLD_TEXT has it

@@ -162,17 +162,15 @@ Result<Change> manage_section(int dirfd, const std::string& dir, const std::stri
   return Change{path, remove ? "paddock section removed" : "paddock section written"};
 }
 
-Result<std::vector<Change>> claude(const std::string& home, bool remove) {
-  std::vector<Change> out;
-  auto dir = open_agent_dir(home, ".claude", !remove);
-  if (!dir) {
-    if (remove) return out;  // nothing was installed
-    return std::move(dir).take_error();
-  }
-  const std::string base = home + "/.claude";
+// The hook in DIR/settings.json (Claude Code's format) and its script in DIR/hooks.
+Result<void> claude_code_hook(int dirfd, const std::string& home, const AgentInfo& agent, bool remove,
+                              std::vector<Change>& out) {
+  const AgentIntegration& in = *agent.integration;
+  const std::string rel = in.dir;
+  const std::string base = home + "/" + rel;
   // settings.json: our two hook entries; everything else as it was.
   bool exists = false;
-  auto text = read_at(dir->get(), "settings.json", base + "/settings.json", &exists);
+  auto text = read_at(dirfd, "settings.json", base + "/settings.json", &exists);
   if (!text) return std::move(text).take_error();
   ojson settings = ojson::object();
   if (exists && !text->empty()) {
@@ -180,13 +178,13 @@ Result<std::vector<Change>> claude(const std::string& home, bool remove) {
       settings = ojson::parse(*text);
     } catch (const std::exception& e) {
       return make_error(std::string("not valid JSON (") + e.what() + "): left as it is", base + "/settings.json",
-                        "fix or move it, then run `paddock integrate claude` again");
+                        "fix or move it, then run `paddock integrate " + std::string(agent.name) + "` again");
     }
     if (!settings.is_object()) return make_error("not a JSON object: left as it is", base + "/settings.json");
   }
-  const std::string command = "\"$HOME\"/.claude/hooks/" + std::string(kHookName);
+  const std::string command = "\"$HOME\"/" + rel + "/hooks/" + kHookName;
   if (edit_hooks(settings, command, remove)) {
-    if (auto w = write_at(dir->get(), "settings.json", settings.dump(2) + "\n", 0600); !w) return std::move(w).take_error();
+    if (auto w = write_at(dirfd, "settings.json", settings.dump(2) + "\n", 0600); !w) return std::move(w).take_error();
     out.push_back({base + "/settings.json", remove ? "paddock's hooks removed" : "hooks.PostToolUse and hooks.PostToolUseFailure registered"});
   } else {
     out.push_back({base + "/settings.json", remove ? "no paddock hooks" : "hooks already registered"});
@@ -194,34 +192,36 @@ Result<std::vector<Change>> claude(const std::string& home, bool remove) {
   // The hook script itself.
   const std::string hook_path = base + "/hooks/" + kHookName;
   if (remove) {
-    auto hooks_dir = open_agent_dir(home, ".claude/hooks", false);
+    auto hooks_dir = open_agent_dir(home, rel + "/hooks", false);
     if (hooks_dir && unlinkat(hooks_dir->get(), kHookName, 0) == 0) out.push_back({hook_path, "removed"});
-  } else {
-    auto hooks_dir = open_agent_dir(home, ".claude/hooks", true);
-    if (!hooks_dir) return std::move(hooks_dir).take_error();
-    bool have = false;
-    auto cur = read_at(hooks_dir->get(), kHookName, hook_path, &have);
-    if (have && cur && *cur == kHook) {
-      out.push_back({hook_path, "already installed"});
-    } else {
-      if (auto w = write_at(hooks_dir->get(), kHookName, kHook, 0755); !w) return std::move(w).take_error();
-      out.push_back({hook_path, "installed"});
-    }
+    return {};
   }
-  auto section = manage_section(dir->get(), base, "CLAUDE.md", remove);
-  if (!section) return std::move(section).take_error();
-  out.push_back(*section);
-  return out;
+  auto hooks_dir = open_agent_dir(home, rel + "/hooks", true);
+  if (!hooks_dir) return std::move(hooks_dir).take_error();
+  bool have = false;
+  auto cur = read_at(hooks_dir->get(), kHookName, hook_path, &have);
+  if (have && cur && *cur == kHook) {
+    out.push_back({hook_path, "already installed"});
+  } else {
+    if (auto w = write_at(hooks_dir->get(), kHookName, kHook, 0755); !w) return std::move(w).take_error();
+    out.push_back({hook_path, "installed"});
+  }
+  return {};
 }
 
-Result<std::vector<Change>> codex(const std::string& home, bool remove) {
+// What the agent's registration (src/agents/) says to install, or to take back.
+Result<std::vector<Change>> integrate_agent(const std::string& home, const AgentInfo& agent, bool remove) {
+  const AgentIntegration& in = *agent.integration;
   std::vector<Change> out;
-  auto dir = open_agent_dir(home, ".codex", !remove);
+  auto dir = open_agent_dir(home, in.dir, !remove);
   if (!dir) {
-    if (remove) return out;
+    if (remove) return out;  // nothing was installed
     return std::move(dir).take_error();
   }
-  auto section = manage_section(dir->get(), home + "/.codex", "AGENTS.md", remove);
+  if (in.claude_code_hook) {
+    if (auto h = claude_code_hook(dir->get(), home, agent, remove, out); !h) return std::move(h).take_error();
+  }
+  auto section = manage_section(dir->get(), home + "/" + in.dir, in.instructions_file, remove);
   if (!section) return std::move(section).take_error();
   out.push_back(*section);
   return out;
@@ -232,7 +232,7 @@ Result<std::vector<Change>> codex(const std::string& home, bool remove) {
 std::vector<std::string> agents() {
   std::vector<std::string> out;
   for (const AgentInfo& a : paddock::agents()) {
-    if (a.integration != nullptr) out.emplace_back(a.name);
+    if (a.integration) out.emplace_back(a.name);
   }
   return out;
 }
@@ -263,9 +263,13 @@ std::string with_managed_section(const std::string& text, const std::string& bod
 
 Result<std::vector<Change>> apply(const std::string& agent, const std::string& home, bool remove) {
   if (home.empty() || home[0] != '/') return make_error("HOME must be an absolute path", home);
-  if (agent == "claude") return claude(home, remove);
-  if (agent == "codex") return codex(home, remove);
-  return make_error("unknown agent \"" + agent + "\"", "paddock integrate", "known: claude, codex");
+  const AgentInfo* a = find_agent(agent);
+  if (a == nullptr || !a->integration) {
+    std::string known;
+    for (const std::string& n : agents()) known += (known.empty() ? "" : ", ") + n;
+    return make_error("unknown agent \"" + agent + "\"", "paddock integrate", "known: " + known);
+  }
+  return integrate_agent(home, *a, remove);
 }
 
 }  // namespace paddock::integrate

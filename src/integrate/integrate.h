@@ -2,11 +2,12 @@
 // project so that the agent explains paddock's refusals to its model (issue 13). Never called by
 // `run`: a sandbox never changes files outside its project this way.
 //
-// - claude: a PostToolUse / PostToolUseFailure hook (~/.claude/hooks/paddock-hook.sh) that, when
-//   a tool failed inside paddock with a sandbox-looking error, feeds the model the policy and the
-//   flag to ask the user for (stderr + exit 2: what Claude Code shows its model), and a managed
-//   section in ~/.claude/CLAUDE.md.
-// - codex: a managed section in ~/.codex/AGENTS.md (codex has no tool hooks).
+// What is installed for each agent is its registration's `integration` (src/agents/NAME.cc):
+// - a managed section in the file the agent puts before its model (~/.claude/CLAUDE.md,
+//   ~/.codex/AGENTS.md), explaining paddock's refusals and the flags to ask for;
+// - for Claude Code, also a PostToolUse / PostToolUseFailure hook (~/.claude/hooks/paddock-hook.sh)
+//   that, when a tool failed inside paddock with a sandbox-looking error, feeds the model the
+//   policy and the flag to ask the user for (stderr + exit 2: what Claude Code shows its model).
 // Every file is written whole through a directory descriptor opened with no symlink followed
 // (temp file, fsync, rename); a settings file that does not parse is refused, not overwritten.
 #pragma once

@@ -351,6 +351,28 @@ TEST(Builder, NestedWritableRuleStillProtectsHooks) {
   EXPECT_TRUE(hooks);
 }
 
+// The agents' project settings (declared in src/agents/NAME.cc, not in the generic list) are
+// protected in a writable project like every other protected path, with their reasons.
+TEST(Builder, AgentsProjectSettingsAreProtected) {
+  auto fs = debian_tree();
+  PolicyBuilder b(fake_ctx(fs));
+  auto p = b.build();
+  ASSERT_TRUE(p.ok()) << p.error().describe();
+  auto reason = [&](const std::string& path) -> std::string {
+    for (const ProtectedPath& d : p->protected_paths)
+      if (d.path == path) return d.reason;
+    return "";
+  };
+  EXPECT_NE(reason("/home/u/proj/.mcp.json").find("Claude Code"), std::string::npos);
+  EXPECT_NE(reason("/home/u/proj/.claude/settings.json").find("hooks"), std::string::npos);
+  EXPECT_NE(reason("/home/u/proj/.claude/hooks"), "");
+  EXPECT_NE(reason("/home/u/proj/.codex").find("Codex"), std::string::npos);
+  EXPECT_NE(reason("/home/u/proj/.pi"), "");
+  EXPECT_NE(reason("/home/u/proj/.gemini"), "");
+  EXPECT_NE(reason("/home/u/proj/.cursor"), "");  // not a registered agent: the generic list
+  EXPECT_NE(reason("/home/u/proj/.vscode"), "");
+}
+
 TEST(Builder, FirstErrorWins) {
   PolicyBuilder b(fake_ctx(debian_tree()));
   b.pass_env("1BAD");

@@ -6,9 +6,13 @@
 // Makefiles and build scripts (the user runs those knowingly and reviews diffs), package.json.
 #include "policy/protected_paths.h"
 
+#include "agents/agent.h"
+
 namespace paddock {
 
-const std::vector<ProtectedEntry>& workspace_protected_entries() {
+namespace {
+
+const std::vector<ProtectedEntry>& workspace_entries_of_tools() {
   static const std::vector<ProtectedEntry> entries = {
       // Version control. The rest of a repository's control files are checked after the run
       // (src/gate/git_watch.cc); these two are kept read-only during it.
@@ -45,14 +49,9 @@ const std::vector<ProtectedEntry>& workspace_protected_entries() {
       {".devcontainer", "dev container definitions build and run containers on the host"},
       {".devcontainer.json", "dev container definition builds and runs containers on the host"},
       // Coding agents' project settings: hooks they run and MCP servers they start on the host.
-      {".claude/settings.json", "Claude Code runs the hooks and statusLine it names, and takes its permissions"},
-      {".claude/settings.local.json", "Claude Code runs the hooks it names, and takes its permissions"},
-      {".claude/hooks", "hook scripts Claude Code's settings run"},
-      {".mcp.json", "Claude Code starts the MCP servers it lists"},
+      // The registered agents declare theirs (src/agents/NAME.cc, appended below); Cursor is
+      // not an agent paddock runs, but a project it opens on the host trusts this.
       {".cursor", "Cursor starts the MCP servers (mcp.json) and runs the hooks it holds"},
-      {".gemini", "Gemini CLI starts the MCP servers and runs the hooks and extensions its settings name"},
-      {".codex", "Codex reads project config (MCP servers, notify) from it"},
-      {".pi", "pi loads the extensions and settings it holds"},
       // Build and package tools: programs they run on the next build or install.
       {".cargo/config.toml", "cargo runs the programs it names (runner, rustc-wrapper, linker) and its aliases"},
       {".cargo/config", "cargo runs the programs it names (runner, rustc-wrapper, linker) and its aliases"},
@@ -61,6 +60,17 @@ const std::vector<ProtectedEntry>& workspace_protected_entries() {
       {".yarnrc", "Yarn 1 runs the yarn-path it names"},
       {".pnpmfile.cjs", "pnpm runs its hooks on every install"},
   };
+  return entries;
+}
+
+}  // namespace
+
+const std::vector<ProtectedEntry>& workspace_protected_entries() {
+  static const std::vector<ProtectedEntry> entries = [] {
+    std::vector<ProtectedEntry> all = workspace_entries_of_tools();
+    for (const AgentInfo& a : agents()) all.insert(all.end(), a.project_files.begin(), a.project_files.end());
+    return all;
+  }();
   return entries;
 }
 

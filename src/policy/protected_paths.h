@@ -6,14 +6,12 @@
 
 #include <vector>
 
+#include "agents/host_config.h"  // ProtectedEntry
+
 namespace paddock {
 
-struct ProtectedEntry {
-  const char* path;    // relative: to a writable rule root (workspace) or to HOME
-  const char* reason;
-};
-
-// Relative to the root of every writable area (a project directory).
+// Relative to the root of every writable area (a project directory): the list below and every
+// registered agent's project files (AgentInfo::project_files).
 const std::vector<ProtectedEntry>& workspace_protected_entries();
 // Relative to HOME; apply when that place is writable inside the sandbox.
 const std::vector<ProtectedEntry>& home_protected_entries();
