@@ -39,7 +39,9 @@ add_library(paddock_shared SHARED $<TARGET_OBJECTS:paddock_capi>)
 set_target_properties(paddock_shared PROPERTIES OUTPUT_NAME paddock EXPORT_NAME paddock
                       SOVERSION ${PADDOCK_ABI_VERSION} VERSION ${PADDOCK_ABI_VERSION}.0
                       LINK_DEPENDS ${PADDOCK_EXPORTS_MAP})
-target_link_libraries(paddock_shared PRIVATE paddock_host)
+# What the C API's folder uses (CMakeLists.txt, PADDOCK_DEPS_capi).
+list(TRANSFORM PADDOCK_DEPS_capi PREPEND paddock_ OUTPUT_VARIABLE _capi_deps)
+target_link_libraries(paddock_shared PRIVATE ${_capi_deps})
 target_link_options(paddock_shared PRIVATE -Wl,--version-script=${PADDOCK_EXPORTS_MAP} -Wl,--exclude-libs,ALL
                     -Wl,-z,defs -Wl,--gc-sections)
 target_include_directories(paddock_shared INTERFACE $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/include>
