@@ -5,6 +5,7 @@
 // Adding an agent: docs/profiles.md, "Adding an agent".
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -45,7 +46,7 @@ struct AgentInfo {
 };
 
 // Every agent paddock knows, in the order `paddock profiles` lists them.
-const std::vector<AgentInfo>& agents();
+const std::vector<std::reference_wrapper<const AgentInfo>>& agents();
 // The agent named NAME exactly ("claude"; not "claude-dev"), or nullptr.
 const AgentInfo* find_agent(std::string_view name);
 

@@ -3,8 +3,9 @@
 
 namespace paddock {
 
-const std::vector<AgentInfo>& agents() {
-  static const std::vector<AgentInfo> all = {
+const std::vector<std::reference_wrapper<const AgentInfo>>& agents() {
+  // References to each agent's own static AgentInfo: its lists are built once, never copied.
+  static const std::vector<std::reference_wrapper<const AgentInfo>> all = {
       claude_agent(), codex_agent(), pi_agent(), aider_agent(), gemini_agent(), opencode_agent(), goose_agent(),
   };
   return all;
