@@ -5,7 +5,8 @@
 // concurrent execs safe, the workspaces (host, copy, worktree) and what a jail changed against
 // its source (diff, patch, sync). What it may not touch: the sandbox itself. A jail run is an
 // ordinary paddock run whose project is the workspace and whose HOME is the jail's; the
-// engine builds it from the same Policy (src/cli/cmd_jail.cc wires the two together).
+// engine builds it from the same Policy (exec() below: a paddock/run.h request with the jail as
+// its project).
 //
 // Every path under a jail root that a sandbox can write (the workspace, the stable HOME) is
 // read by paddock without following symlinks: a run may have planted them.
@@ -24,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "paddock/result.h"
+#include "paddock/run.h"
 #include "paddock/sandbox.h"
 
 namespace paddock::jail {
@@ -132,6 +134,14 @@ class Store {
   explicit Store(std::string dir) : dir_(std::move(dir)) {}
   std::string dir_;
 };
+
+// `jail exec` (and `jail enter`, whose command is a shell): REQ (paddock/run.h) run in the jail
+// NAME, under its shared lock: its workspace as the project, its HOME when stable, its backend
+// and profile unless REQ names others, PADDOCK_JAIL set; a worktree's git grants and repository
+// guard (whose lines come back in RunOutcome::closing). Refused with exit code 1 when the jail
+// cannot be loaded or locked (rm, prune or sync holds it) or uses more than its size cap, 2 for
+// a backend that does not exist.
+RunOutcome exec(const Store& st, std::string_view name, RunRequest req);
 
 // `jail rm`: refused while a command runs in the jail (its lock), and unless FORCE while it
 // holds work not in its source (unsynced(), listed in the error); then Store::remove.

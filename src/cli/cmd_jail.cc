@@ -14,8 +14,6 @@
 #include "cli/run_command.h"
 #include "paddock/jail.h"
 #include "paddock/jail_backend.h"
-#include "jail/git_grants.h"
-#include "jail/repository_run.h"
 #include "paddock/profile.h"
 #include "policy/path_util.h"
 #include "policy/units.h"
@@ -102,65 +100,18 @@ struct ExecFlags {
 int do_exec(ExecFlags f, bool enter) {
   auto st = store();
   if (!st) return print_error(st.error()), 1;
-  auto r = st->load(f.name);
-  if (!r) return print_error(r.error()), 1;
-  if (f.run.backend.empty()) f.run.backend = r->backend;
-  if (auto b = jail::make_jail(f.run.backend); !b) return print_error(b.error()), 2;
-  // Shared: several commands may run in one jail at once (as in one project); rm, prune and
-  // sync wait for none of them and are refused while any runs.
-  auto lock = st->lock(f.name, false);
-  if (!lock) return print_error(lock.error()), 1;
-  if (r->max_size_bytes) {
-    auto used = jail::disk_usage(r->jail_root);
-    if (!used) return print_error(used.error()), 1;
-    if (*used > *r->max_size_bytes) {
-      print_error(make_error("jail " + r->name + " uses " + format_size(*used) + ", over its size cap of " +
-                                 format_size(*r->max_size_bytes),
-                             r->jail_root,
-                             "free space in its workspace or HOME, or paddock jail rm " + r->name));
-      return 1;
-    }
-  }
-  lock->touch();  // last_used
-
   // Paths on the command line are the user's, relative to where paddock was started, not to
   // the workspace.
   auto ctx = HostContext::from_process();
   if (!ctx) return print_error(ctx.error()), 125;
   for (auto& [access, p] : f.run.policy.rules) p = path::normalize(absolute_path(p, *ctx));
-  if (!f.run.policy.profile_given) f.run.policy.profile = r->profile;
   if (enter) {
     const char* shell = std::getenv("SHELL");
     f.run.command = {shell && *shell ? shell : "/bin/sh"};
   }
-  RunExtras extras;
-  extras.project_dir = r->workspace_root;
-  extras.project_origin = "jail " + r->name + " (" + std::string(to_string(r->workspace_mode)) + " workspace)";
-  if (r->home_mode == jail::HomeMode::Stable) extras.home_dir = r->home_root;
-  if (r->workspace_mode == jail::WorkspaceMode::Overlay) {
-    const std::string dir = r->workspace_root.substr(0, r->workspace_root.rfind('/'));
-    extras.mounts.push_back({r->workspace_root, r->source, Access::ReadWrite, 0, dir + "/upper", dir + "/work"});
-  }
-  // A worktree's runs write a private object directory, imported through a verifying step
-  // after each run; the refs they moved are checked (src/jail/repository_run.h).
-  std::optional<jail::RepositoryRun> repo_run;
-  if (r->workspace_mode == jail::WorkspaceMode::Worktree) {
-    auto rr = jail::RepositoryRun::before(jail::jail_repository(*r));
-    if (!rr) return print_error(rr.error()), 1;
-    for (SandboxMount& m : rr->mounts()) extras.mounts.push_back(std::move(m));
-    repo_run = std::move(*rr);
-  }
-  const jail::Runtime rt = *r;
-  extras.add = [rt](PolicyBuilder& b) {
-    b.set_env("PADDOCK_JAIL", rt.name);
-    if (rt.workspace_mode != jail::WorkspaceMode::Worktree) return;
-    // Git-aware grants (docs/jails.md): only this jail's branch is writable among the refs.
-    jail::add_worktree_grants(b, {rt.workspace_root, rt.git_dir, rt.git_common_dir}, "refs/heads/paddock",
-                              {Origin::Kind::BuiltIn, "jail " + rt.name + ": git worktree"});
-  };
-  const int rc = run_command(f.run, &extras);
-  if (repo_run) print_prefixed(repo_run->after());
-  return rc;
+  auto req = run_request_from(f.run);
+  if (!req) return print_error(req.error()), 2;
+  return print_run_outcome(jail::exec(*st, f.name, std::move(*req)), f.run);
 }
 
 // ---- list / show ----------------------------------------------------------------------------
