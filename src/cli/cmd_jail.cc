@@ -1,6 +1,6 @@
-// paddock jail: persistent jails (docs/jails.md). Thin over src/jail/ (the store, workspaces,
-// diff and sync) and `paddock run` (run_command: the same engine, with the workspace as the
-// project and the jail's HOME).
+// paddock jail: persistent jails (docs/jails.md). Each subcommand parses its flags, makes one call
+// of paddock/jail.h (Store::create, exec, list, show, remove_jail, diff, sync, prune) and prints
+// what comes back; exec's run is paddock/run.h's, printed as `paddock run` prints it.
 #include <unistd.h>
 
 #include <cstdio>

@@ -1,5 +1,6 @@
-// `paddock run`'s flags and the run itself, shared with `paddock jail exec` (which runs the same
-// way with the jail's workspace as the project and the jail's HOME).
+// `paddock run`'s flags, and how they become a library request (paddock/run.h) and its outcome
+// printed; shared with `paddock jail exec` (jail::exec: the same request with the jail as its
+// project).
 #pragma once
 
 #include <string>
