@@ -5,7 +5,8 @@
 // concurrent execs safe, the workspaces (host, copy, worktree) and what a jail changed against
 // its source (diff, patch, sync). What it may not touch: the sandbox itself. A jail run is an
 // ordinary paddock run whose project is the workspace and whose HOME is the jail's; the
-// engine builds it from the same Policy (src/cli/cmd_jail.cc wires the two together).
+// engine builds it from the same Policy (exec() below: a paddock/run.h request with the jail as
+// its project).
 //
 // Every path under a jail root that a sandbox can write (the workspace, the stable HOME) is
 // read by paddock without following symlinks: a run may have planted them.
@@ -24,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "paddock/result.h"
+#include "paddock/run.h"
 #include "paddock/sandbox.h"
 
 namespace paddock::jail {
@@ -133,6 +135,14 @@ class Store {
   std::string dir_;
 };
 
+// `jail exec` (and `jail enter`, whose command is a shell): REQ (paddock/run.h) run in the jail
+// NAME, under its shared lock: its workspace as the project, its HOME when stable, its backend
+// and profile unless REQ names others, PADDOCK_JAIL set; a worktree's git grants and repository
+// guard (whose lines come back in RunOutcome::closing). Refused with exit code 1 when the jail
+// cannot be loaded or locked (rm, prune or sync holds it) or uses more than its size cap, 2 for
+// a backend that does not exist.
+RunOutcome exec(const Store& st, std::string_view name, RunRequest req);
+
 // `jail rm`: refused while a command runs in the jail (its lock), and unless FORCE while it
 // holds work not in its source (unsynced(), listed in the error); then Store::remove.
 Result<void> remove_jail(const Store& st, std::string_view name, bool force);
@@ -193,6 +203,8 @@ struct Published {
   std::vector<Change> held;             // never published, with the reason (Change::held)
   std::vector<LeftBehind> left_behind;  // --apply: what the gate's check after it moved aside
   IgnoredCount ignored;                 // left out by the ignore rules
+  std::vector<Change> written;          // --patch: what the patch holds
+  std::string source;                   // sync(): the jail's source directory
 };
 
 // To a new branch of the source repository: worktree mode, a commit holding the workspace as it
@@ -207,5 +219,47 @@ Result<Published> sync_to_branch(const Runtime& r, const std::string& branch, Ig
 // Held changes are never written; the gate checks the source after the write.
 Result<Published> sync_apply(const Runtime& r, std::vector<std::string>* refused = nullptr,
                              Ignored ignored = Ignored::LeaveOut);
+
+// `jail sync`: one of the three above, for the jail NAME under its exclusive lock (refused while a
+// command runs in it). Patch: the diff every sync publishes (held changes left out) written to
+// FILE (its directory opened with no symlink followed; temp file, fsync, rename). `refused` as
+// for sync_apply.
+struct SyncTo {
+  enum class Kind { Patch, Branch, Apply };
+  Kind kind = Kind::Apply;
+  std::string target;  // the patch file or the branch
+};
+Result<Published> sync(const Store& st, std::string_view name, const SyncTo& to, Ignored ignored = Ignored::LeaveOut,
+                       std::vector<std::string>* refused = nullptr);
+
+// `jail show`: the jail and the bytes it uses (none when they cannot be measured).
+struct Shown {
+  Runtime runtime;
+  std::optional<std::uint64_t> size_bytes;
+};
+Result<Shown> show(const Store& st, std::string_view name);
+
+// `jail prune`: the jails last used longer ago than `older_than`, and then the least recently
+// used ones while all of them together use more than `max_total` (either may be absent, not
+// both). Each is removed under its exclusive lock; a jail in use is skipped (its step says why),
+// a jail that cannot be measured counts as 0 bytes and is named in `unmeasured`.
+struct PruneOptions {
+  std::optional<std::chrono::milliseconds> older_than;
+  std::optional<std::uint64_t> max_total;
+  bool dry_run = false;
+  std::int64_t now = 0;  // seconds since the epoch; 0: the clock's
+};
+struct PruneStep {
+  Runtime jail;
+  std::uint64_t size_bytes = 0;
+  std::optional<Error> refused;       // not removed: it could not be locked
+  std::optional<Error> remove_error;  // locked, and removing it failed
+};
+struct Pruned {
+  std::vector<Error> unmeasured;  // "jail NAME: size unknown, counted as 0: ..."
+  std::vector<PruneStep> steps;   // least recently used first: each jail picked
+  int removed = 0;                // (or that would be, with dry_run)
+};
+Result<Pruned> prune(const Store& st, const PruneOptions& o);
 
 }  // namespace paddock::jail

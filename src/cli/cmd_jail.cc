@@ -1,6 +1,6 @@
-// paddock jail: persistent jails (docs/jails.md). Thin over src/jail/ (the store, workspaces,
-// diff and sync) and `paddock run` (run_command: the same engine, with the workspace as the
-// project and the jail's HOME).
+// paddock jail: persistent jails (docs/jails.md). Each subcommand parses its flags, makes one call
+// of paddock/jail.h (Store::create, exec, list, show, remove_jail, diff, sync, prune) and prints
+// what comes back; exec's run is paddock/run.h's, printed as `paddock run` prints it.
 #include <unistd.h>
 
 #include <cstdio>
@@ -14,8 +14,6 @@
 #include "cli/run_command.h"
 #include "paddock/jail.h"
 #include "paddock/jail_backend.h"
-#include "jail/git_grants.h"
-#include "jail/repository_run.h"
 #include "paddock/profile.h"
 #include "policy/path_util.h"
 #include "policy/units.h"
@@ -102,65 +100,18 @@ struct ExecFlags {
 int do_exec(ExecFlags f, bool enter) {
   auto st = store();
   if (!st) return print_error(st.error()), 1;
-  auto r = st->load(f.name);
-  if (!r) return print_error(r.error()), 1;
-  if (f.run.backend.empty()) f.run.backend = r->backend;
-  if (auto b = jail::make_jail(f.run.backend); !b) return print_error(b.error()), 2;
-  // Shared: several commands may run in one jail at once (as in one project); rm, prune and
-  // sync wait for none of them and are refused while any runs.
-  auto lock = st->lock(f.name, false);
-  if (!lock) return print_error(lock.error()), 1;
-  if (r->max_size_bytes) {
-    auto used = jail::disk_usage(r->jail_root);
-    if (!used) return print_error(used.error()), 1;
-    if (*used > *r->max_size_bytes) {
-      print_error(make_error("jail " + r->name + " uses " + format_size(*used) + ", over its size cap of " +
-                                 format_size(*r->max_size_bytes),
-                             r->jail_root,
-                             "free space in its workspace or HOME, or paddock jail rm " + r->name));
-      return 1;
-    }
-  }
-  lock->touch();  // last_used
-
   // Paths on the command line are the user's, relative to where paddock was started, not to
   // the workspace.
   auto ctx = HostContext::from_process();
   if (!ctx) return print_error(ctx.error()), 125;
   for (auto& [access, p] : f.run.policy.rules) p = path::normalize(absolute_path(p, *ctx));
-  if (!f.run.policy.profile_given) f.run.policy.profile = r->profile;
   if (enter) {
     const char* shell = std::getenv("SHELL");
     f.run.command = {shell && *shell ? shell : "/bin/sh"};
   }
-  RunExtras extras;
-  extras.project_dir = r->workspace_root;
-  extras.project_origin = "jail " + r->name + " (" + std::string(to_string(r->workspace_mode)) + " workspace)";
-  if (r->home_mode == jail::HomeMode::Stable) extras.home_dir = r->home_root;
-  if (r->workspace_mode == jail::WorkspaceMode::Overlay) {
-    const std::string dir = r->workspace_root.substr(0, r->workspace_root.rfind('/'));
-    extras.mounts.push_back({r->workspace_root, r->source, Access::ReadWrite, 0, dir + "/upper", dir + "/work"});
-  }
-  // A worktree's runs write a private object directory, imported through a verifying step
-  // after each run; the refs they moved are checked (src/jail/repository_run.h).
-  std::optional<jail::RepositoryRun> repo_run;
-  if (r->workspace_mode == jail::WorkspaceMode::Worktree) {
-    auto rr = jail::RepositoryRun::before(jail::jail_repository(*r));
-    if (!rr) return print_error(rr.error()), 1;
-    for (SandboxMount& m : rr->mounts()) extras.mounts.push_back(std::move(m));
-    repo_run = std::move(*rr);
-  }
-  const jail::Runtime rt = *r;
-  extras.add = [rt](PolicyBuilder& b) {
-    b.set_env("PADDOCK_JAIL", rt.name);
-    if (rt.workspace_mode != jail::WorkspaceMode::Worktree) return;
-    // Git-aware grants (docs/jails.md): only this jail's branch is writable among the refs.
-    jail::add_worktree_grants(b, {rt.workspace_root, rt.git_dir, rt.git_common_dir}, "refs/heads/paddock",
-                              {Origin::Kind::BuiltIn, "jail " + rt.name + ": git worktree"});
-  };
-  const int rc = run_command(f.run, &extras);
-  if (repo_run) print_prefixed(repo_run->after());
-  return rc;
+  auto req = run_request_from(f.run);
+  if (!req) return print_error(req.error()), 2;
+  return print_run_outcome(jail::exec(*st, f.name, std::move(*req)), f.run);
 }
 
 // ---- list / show ----------------------------------------------------------------------------
@@ -188,9 +139,10 @@ int do_list(bool json) {
 int do_show(const std::string& name, bool json) {
   auto st = store();
   if (!st) return print_error(st.error()), 1;
-  auto r = st->load(name);
-  if (!r) return print_error(r.error()), 1;
-  auto used = jail::disk_usage(r->jail_root);
+  auto shown = jail::show(*st, name);
+  if (!shown) return print_error(shown.error()), 1;
+  const jail::Runtime* r = &shown->runtime;
+  const std::optional<std::uint64_t>& used = shown->size_bytes;
   if (json) {
     nlohmann::json j = jail::runtime_to_json(*r);
     if (used) j["size_bytes"] = *used;
@@ -335,68 +287,56 @@ int do_sync(const SyncFlags& f) {
     print_error(e);
     return code;
   };
+  const jail::Ignored ignored = f.include_ignored ? jail::Ignored::Include : jail::Ignored::LeaveOut;
+  jail::SyncTo to;
+  if (!f.patch.empty()) {
+    if (auto parts = sys::split_file_path(f.patch); !parts)
+      return failed(make_error(parts.error().message, "--patch " + f.patch), 2);
+    to = {jail::SyncTo::Kind::Patch, f.patch};
+  } else if (!f.branch.empty()) {
+    to = {jail::SyncTo::Kind::Branch, f.branch};
+  }
   auto st = store();
   if (!st) return failed(st.error(), 1);
-  auto r = st->load(f.name);
-  if (!r) return failed(r.error(), 1);
-  auto lock = st->lock(f.name, true);
-  if (!lock) return failed(lock.error(), 1);
-  const jail::Ignored ignored = f.include_ignored ? jail::Ignored::Include : jail::Ignored::LeaveOut;
-  if (!f.patch.empty()) {
-    // What every sync publishes: the held changes are left out (jail diff shows them).
-    auto d = jail::diff(*r, true, /*publishable_only=*/true, ignored);
-    if (!d) return failed(d.error(), 1);
-    print_ignored(d->ignored);
-    out["ignored"] = ignored_json(d->ignored);
-    auto parts = sys::split_file_path(f.patch);
-    if (!parts) return failed(make_error(parts.error().message, "--patch " + f.patch), 2);
-    auto dir = sys::open_dir_no_symlinks(parts->first);
-    if (!dir) return failed(dir.error(), 1);
-    if (auto w = sys::write_file_at(dir->get(), parts->second, d->patch, 0644); !w) return failed(w.error(), 1);
-    std::vector<jail::Change> written, held;
-    for (const auto& c : d->changes) (c.held.empty() ? written : held).push_back(c);
-    print_held(held, "left out of the patch", r->name);
-    std::fprintf(stderr, "[paddock] %zu change(s) of jail %s written to %s\n", written.size(), r->name.c_str(),
+  std::vector<std::string> refused;
+  auto done = jail::sync(*st, f.name, to, ignored, &refused);
+  for (const auto& p : refused) out["refused"].push_back(p);
+  if (!done) return failed(done.error(), 1);
+  print_ignored(done->ignored);
+  out["ignored"] = ignored_json(done->ignored);
+  if (to.kind == jail::SyncTo::Kind::Patch) {
+    print_held(done->held, "left out of the patch", f.name);
+    std::fprintf(stderr, "[paddock] %zu change(s) of jail %s written to %s\n", done->written.size(), f.name.c_str(),
                  f.patch.c_str());
-    out["written"] = changes_json(written);
-    out["held"] = changes_json(held);
+    out["written"] = changes_json(done->written);
+    out["held"] = changes_json(done->held);
     out["patch"] = f.patch;
     if (f.json) std::printf("%s\n", dump(out).c_str());
     return 0;
   }
-  if (!f.branch.empty()) {
-    auto c = jail::sync_to_branch(*r, f.branch, ignored);
-    if (!c) return failed(c.error(), 1);
-    print_ignored(c->ignored);
-    out["ignored"] = ignored_json(c->ignored);
-    print_held(c->held, "not in the branch", r->name);
-    std::fprintf(stderr, "[paddock] jail %s published as branch %s (%s) in %s\n", r->name.c_str(), f.branch.c_str(),
-                 c->commit.substr(0, 12).c_str(), r->source.c_str());
+  if (to.kind == jail::SyncTo::Kind::Branch) {
+    print_held(done->held, "not in the branch", f.name);
+    std::fprintf(stderr, "[paddock] jail %s published as branch %s (%s) in %s\n", f.name.c_str(), f.branch.c_str(),
+                 done->commit.substr(0, 12).c_str(), done->source.c_str());
     out["branch"] = f.branch;
-    out["commit"] = c->commit;
-    out["held"] = changes_json(c->held);
+    out["commit"] = done->commit;
+    out["held"] = changes_json(done->held);
     if (f.json) std::printf("%s\n", dump(out).c_str());
     return 0;
   }
-  std::vector<std::string> refused;
-  auto applied = jail::sync_apply(*r, &refused, ignored);
-  for (const auto& p : refused) out["refused"].push_back(p);
-  if (!applied) return failed(applied.error(), 1);
-  print_ignored(applied->ignored);
-  out["ignored"] = ignored_json(applied->ignored);
-  out["written"] = changes_json(applied->applied);
-  out["held"] = changes_json(applied->held);
-  for (const LeftBehind& l : applied->left_behind)
+  out["written"] = changes_json(done->applied);
+  out["held"] = changes_json(done->held);
+  for (const LeftBehind& l : done->left_behind)
     out["left_behind"].push_back({{"path", l.path}, {"what", l.what}, {"action", l.action}});
   if (f.json) {
     std::printf("%s\n", dump(out).c_str());
   } else {
-    for (const auto& c : applied->applied) std::printf("%c %s\n", c.kind, sys::display(c.path).c_str());
+    for (const auto& c : done->applied) std::printf("%c %s\n", c.kind, sys::display(c.path).c_str());
   }
-  print_held(applied->held, "not applied", r->name);
-  print_left_behind(applied->left_behind);
-  std::fprintf(stderr, "[paddock] %zu change(s) of jail %s applied to %s\n", applied->applied.size(), r->name.c_str(),
-               r->source.c_str());
+  print_held(done->held, "not applied", f.name);
+  print_left_behind(done->left_behind);
+  std::fprintf(stderr, "[paddock] %zu change(s) of jail %s applied to %s\n", done->applied.size(), f.name.c_str(),
+               done->source.c_str());
   return 0;
 }
 
@@ -426,45 +366,28 @@ int do_prune(const PruneFlags& f) {
   }
   auto st = store();
   if (!st) return print_error(st.error()), 1;
-  auto all = st->list();
-  if (!all) return print_error(all.error()), 1;
-  // Least recently used first.
-  std::sort(all->begin(), all->end(), [](const auto& a, const auto& b) { return a.last_used < b.last_used; });
-  std::vector<std::uint64_t> sizes;
-  std::uint64_t total = 0;
-  for (const auto& r : *all) {
-    auto u = jail::disk_usage(r.jail_root);
-    // A jail that cannot be measured is said, never silently counted as empty.
-    if (!u) print_error(make_error("jail " + r.name + ": size unknown, counted as 0: " + u.error().describe()));
-    sizes.push_back(u ? *u : 0);
-    total += sizes.back();
-  }
-  const auto now = static_cast<std::int64_t>(std::time(nullptr));
-  int removed = 0, rc = 0;
-  for (std::size_t i = 0; i < all->size(); ++i) {
-    const auto& r = (*all)[i];
-    const bool old = age && (now - r.last_used) * 1000 > age->count();
-    const bool over = cap && total > *cap;
-    if (!old && !over) continue;
-    auto lock = st->lock(r.name, true);
-    if (!lock) {
-      print_error(lock.error());
+  jail::PruneOptions o;
+  o.older_than = age;
+  o.max_total = cap;
+  o.dry_run = f.dry_run;
+  auto pruned = jail::prune(*st, o);
+  if (!pruned) return print_error(pruned.error()), 1;
+  for (const Error& e : pruned->unmeasured) print_error(e);
+  int rc = 0;
+  for (const jail::PruneStep& step : pruned->steps) {
+    if (step.refused) {
+      print_error(*step.refused);
       rc = 1;
       continue;
     }
     std::fprintf(stderr, "[paddock] %s jail %s (%s, last used %s)\n", f.dry_run ? "would remove" : "removing",
-                 r.name.c_str(), format_size(sizes[i]).c_str(), when(r.last_used).c_str());
-    if (!f.dry_run) {
-      if (auto rm = st->remove(r.name); !rm) {
-        print_error(rm.error());
-        rc = 1;
-        continue;
-      }
+                 step.jail.name.c_str(), format_size(step.size_bytes).c_str(), when(step.jail.last_used).c_str());
+    if (step.remove_error) {
+      print_error(*step.remove_error);
+      rc = 1;
     }
-    total -= sizes[i];
-    ++removed;
   }
-  std::fprintf(stderr, "[paddock] %d jail(s) %s\n", removed, f.dry_run ? "would be removed" : "removed");
+  std::fprintf(stderr, "[paddock] %d jail(s) %s\n", pruned->removed, f.dry_run ? "would be removed" : "removed");
   return rc;
 }
 

