@@ -329,10 +329,10 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
     }
   }
   // --undo: the writable paths are snapshotted before the sandbox exists and after it is gone.
-  UndoRunPtr undo_run;
+  std::optional<UndoRecorder> undo_run;
   if (undo_flags.enabled) {
-    undo_run = undo_before(undo_flags, *policy, *ctx, f.command);
-    undo_open_checkpoints(*undo_run, undo_flags, *policy, opts);
+    undo_run = begin_undo(undo_flags, *policy, *ctx, f.command);
+    open_undo_checkpoints(*undo_run, *policy, opts);
   }
   auto res = run(*policy, opts);
   // With namespaces the run wrote only the private object directory (the fallback has no mounts).
@@ -342,7 +342,7 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
     return 125;
   }
   // Always printed: the user needs the session id to take the run back.
-  if (undo_run) print_prefixed(undo_after(*undo_run));
+  if (undo_run) print_prefixed(undo_report_lines(undo_run->finish()));
   // The sandbox is gone. A reader of our stdout/stderr that left must not kill paddock before
   // the report is written (SIGPIPE): writes then fail with EPIPE instead.
   sigset_t pipe_sig;

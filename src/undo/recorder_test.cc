@@ -1,0 +1,161 @@
+// UndoRecorder (paddock/undo.h) on a real temporary tree and store: a run recorded, what it
+// reports, the checkpoint channel it adds to the run, and what it says when it cannot record.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "paddock/undo.h"
+#include "undo/checkpoint.h"
+#include "undo/fake_rig.h"
+
+namespace paddock {
+namespace {
+
+using undo::rig::TempDir;
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::trunc) << text; }
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A policy that lets the sandbox write PROJECT, and a context whose undo store lies in TMP.
+struct Rig {
+  TempDir tmp;
+  std::string project = tmp.path() + "/proj";
+  Policy policy;
+  HostContext ctx;
+  Rig() {
+    std::filesystem::create_directory(project);
+    write(project + "/a.txt", "one\n");
+    policy.cwd = project;
+    PathRule rule;
+    rule.path = rule.given = project;
+    rule.access = Access::ReadWrite;
+    rule.origin = {Origin::Kind::Flag, "--allow"};
+    policy.paths.push_back(rule);
+    ctx.state.user_dir = tmp.path() + "/paddock";  // a store is opened as .../paddock/undo
+    ctx.state.undo_dir = ctx.state.user_dir + "/undo";
+  }
+};
+
+TEST(UndoRecorder, RecordsARunAndReportsItsSession) {
+  Rig r;
+  int progress_calls = 0;
+  UndoRecordOptions o;
+  o.enabled = true;
+  UndoRecorder rec = UndoRecorder::begin(o, r.policy, r.ctx, {"agent", "--go"},
+                                         [&](const UndoScanProgress&) { ++progress_calls; });
+  write(r.project + "/a.txt", "two\n");
+  write(r.project + "/b.txt", "new\n");
+  UndoRecordReport rep = rec.finish();
+  EXPECT_EQ(rep.incomplete, "");
+  ASSERT_FALSE(rep.session.empty());
+  EXPECT_TRUE(rep.has_snapshot);
+  EXPECT_EQ(rep.changes, 2u);  // a.txt modified, b.txt added
+  EXPECT_GT(rep.stored, 0u);   // their new contents
+  EXPECT_EQ(rep.budget, kDefaultUndoBudget);
+  EXPECT_EQ(rep.budget_refused, 0);
+  EXPECT_TRUE(rep.unreadable.paths.empty());
+  EXPECT_FALSE(rep.over_quota);
+
+  auto store = UndoStore::open(r.ctx.state.undo_dir, false);
+  ASSERT_TRUE(store) << store.error().describe();
+  auto s = store->session(rep.session);
+  ASSERT_TRUE(s) << s.error().describe();
+  EXPECT_EQ(s->command, (std::vector<std::string>{"agent", "--go"}));
+  EXPECT_EQ(s->roots, std::vector<std::string>{r.project});
+  ASSERT_EQ(s->snapshots.size(), 2u);
+  EXPECT_EQ(s->snapshots[0].label, "before run");
+  EXPECT_EQ(s->snapshots[1].label, "after run");
+}
+
+TEST(UndoRecorder, ASmallStoreQuotaIsReported) {
+  Rig r;
+  UndoRecordOptions o;
+  o.store_quota = 1;  // any object passes it
+  UndoRecorder rec = UndoRecorder::begin(o, r.policy, r.ctx, {"x"});
+  write(r.project + "/b.txt", "some content\n");
+  UndoRecordReport rep = rec.finish();
+  ASSERT_EQ(rep.incomplete, "");
+  ASSERT_TRUE(rep.over_quota);
+  EXPECT_GT(*rep.over_quota, 1u);
+  EXPECT_EQ(rep.store_quota, 1u);
+}
+
+TEST(UndoRecorder, NothingWritableIsIncompleteAndOpensNoChannel) {
+  Rig r;
+  r.policy.paths.clear();
+  UndoRecorder rec = UndoRecorder::begin({}, r.policy, r.ctx, {"x"});
+  RunOptions opts;
+  ASSERT_TRUE(rec.open_checkpoints(r.policy, opts));
+  EXPECT_TRUE(opts.pass_fds.empty());
+  EXPECT_TRUE(r.policy.env.set.empty());
+  UndoRecordReport rep = rec.finish();
+  EXPECT_EQ(rep.incomplete, "nothing to capture: the run has no writable directory");
+  EXPECT_TRUE(rep.session.empty());
+  EXPECT_FALSE(rep.has_snapshot);
+  EXPECT_FALSE(std::filesystem::exists(r.ctx.state.undo_dir));  // no store made for nothing
+}
+
+TEST(UndoRecorder, AStoreThatCannotBeOpenedIsIncomplete) {
+  Rig r;
+  write(r.tmp.path() + "/paddock", "a file where the store's parent should be");
+  UndoRecorder rec = UndoRecorder::begin({}, r.policy, r.ctx, {"x"});
+  UndoRecordReport rep = rec.finish();
+  EXPECT_NE(rep.incomplete, "");
+  EXPECT_TRUE(rep.session.empty());
+}
+
+TEST(UndoRecorder, TheCheckpointChannelIsAddedToTheRunAndAnswers) {
+  Rig r;
+  UndoRecordOptions o;
+  UndoRecorder rec = UndoRecorder::begin(o, r.policy, r.ctx, {"x"});
+  RunOptions opts;
+  auto opened = rec.open_checkpoints(r.policy, opts);
+  ASSERT_TRUE(opened) << opened.error().describe();
+  ASSERT_EQ(opts.pass_fds.size(), 1u);
+  EXPECT_FALSE(opts.checkpoint_socket.empty());
+  ASSERT_EQ(r.policy.env.set.size(), 1u);
+  EXPECT_EQ(r.policy.env.set[0].first, undo::kCheckpointFdEnv);
+  EXPECT_EQ(r.policy.env.set[0].second, std::to_string(opts.pass_fds[0]));
+  write(r.project + "/b.txt", "asked for\n");
+  auto answer = undo::ask_for_checkpoint(opts.pass_fds[0], "mid");
+  ASSERT_TRUE(answer) << answer.error().describe();
+  EXPECT_NE(answer->find(":1 1 file read"), std::string::npos) << *answer;  // SESSION:1, b.txt read
+  UndoRecordReport rep = rec.finish();
+  EXPECT_EQ(rep.incomplete, "");
+  EXPECT_EQ(rep.changes, 1u);
+  auto store = UndoStore::open(r.ctx.state.undo_dir, false);
+  ASSERT_TRUE(store);
+  auto s = store->session(rep.session);
+  ASSERT_TRUE(s);
+  ASSERT_EQ(s->snapshots.size(), 3u);
+  EXPECT_EQ(s->snapshots[1].label, "mid");
+}
+
+TEST(UndoRecorder, CheckpointsPastTheBudgetAreRefusedAndCounted) {
+  Rig r;
+  UndoRecordOptions o;
+  o.max_bytes = 0;  // no checkpoint may add anything
+  UndoRecorder rec = UndoRecorder::begin(o, r.policy, r.ctx, {"x"});
+  RunOptions opts;
+  ASSERT_TRUE(rec.open_checkpoints(r.policy, opts));
+  ASSERT_EQ(opts.pass_fds.size(), 1u);
+  write(r.project + "/b.txt", "more than nothing\n");
+  auto answer = undo::ask_for_checkpoint(opts.pass_fds[0], "too big");
+  ASSERT_FALSE(answer);
+  EXPECT_EQ(answer.error().message.rfind("refused: ", 0), 0u) << answer.error().message;
+  UndoRecordReport rep = rec.finish();
+  EXPECT_EQ(rep.incomplete, "");  // the last snapshot is always taken
+  EXPECT_EQ(rep.budget_refused, 1);
+  EXPECT_EQ(rep.budget, 0u);
+  EXPECT_EQ(rep.changes, 1u);
+}
+
+}  // namespace
+}  // namespace paddock
