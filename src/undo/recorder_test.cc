@@ -1,55 +1,29 @@
 // UndoRecorder (paddock/undo.h) on a real temporary tree and store: a run recorded, what it
 // reports, the checkpoint channel it adds to the run, and what it says when it cannot record.
-#include <unistd.h>
-
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
 #include <gtest/gtest.h>
 
 #include "paddock/undo.h"
 #include "undo/checkpoint.h"
-#include "undo/fake_rig.h"
+#include "undo/public_rig.h"
 
 namespace paddock {
 namespace {
 
-using undo::rig::TempDir;
+using undo::rig::write;
 
-void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::trunc) << text; }
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-// A policy that lets the sandbox write PROJECT, and a context whose undo store lies in TMP.
-struct Rig {
-  TempDir tmp;
-  std::string project = tmp.path() + "/proj";
-  Policy policy;
-  HostContext ctx;
-  Rig() {
-    std::filesystem::create_directory(project);
-    write(project + "/a.txt", "one\n");
-    policy.cwd = project;
-    PathRule rule;
-    rule.path = rule.given = project;
-    rule.access = Access::ReadWrite;
-    rule.origin = {Origin::Kind::Flag, "--allow"};
-    policy.paths.push_back(rule);
-    ctx.state.user_dir = tmp.path() + "/paddock";  // a store is opened as .../paddock/undo
-    ctx.state.undo_dir = ctx.state.user_dir + "/undo";
-  }
+// A run that may write the rig's project, and a context whose undo store lies in its TMP.
+struct Rig : undo::rig::FaceRig {
+  Policy policy = policy_for();
+  HostContext ctx = context();
 };
 
 TEST(UndoRecorder, RecordsARunAndReportsItsSession) {
   Rig r;
-  int progress_calls = 0;
   UndoRecordOptions o;
   o.enabled = true;
-  UndoRecorder rec = UndoRecorder::begin(o, r.policy, r.ctx, {"agent", "--go"},
-                                         [&](const UndoScanProgress&) { ++progress_calls; });
+  UndoRecorder rec = UndoRecorder::begin(o, r.policy, r.ctx, {"agent", "--go"});
   write(r.project + "/a.txt", "two\n");
   write(r.project + "/b.txt", "new\n");
   UndoRecordReport rep = rec.finish();

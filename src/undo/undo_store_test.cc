@@ -1,52 +1,29 @@
 // UndoStore (paddock/undo.h) on a real temporary store: the sessions a command looks at, how a
 // target is named, what changed, both restores, an interrupted restore, pruning, and the errors
 // `paddock undo` prints from it.
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
+#include <functional>
 
 #include <gtest/gtest.h>
 
 #include "paddock/undo.h"
-#include "undo/fake_rig.h"
+#include "undo/public_rig.h"
 
 namespace paddock {
 namespace {
 
-using undo::rig::TempDir;
+using undo::rig::read;
+using undo::rig::write;
 
-void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::trunc) << text; }
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-// Runs recorded into a store under a temporary directory: each run() is one session of PROJECT.
-struct Rig {
-  TempDir tmp;
-  std::string project = tmp.path() + "/proj";
+// Runs recorded into the rig's store: each run() is one session of PROJECT (or of OTHER).
+struct Rig : undo::rig::FaceRig {
   std::string other = tmp.path() + "/other";
-  std::string store_dir = tmp.path() + "/paddock/undo";  // a store is opened as .../paddock/undo
-  Rig() {
-    std::filesystem::create_directory(project);
-    std::filesystem::create_directory(other);
-    write(project + "/a.txt", "one\n");
-  }
+  Rig() { std::filesystem::create_directory(other); }
   // A session of DIR whose run does WHAT; its id.
   std::string run(const std::function<void()>& what, const std::string& dir = {}) {
-    Policy p;
-    p.cwd = dir.empty() ? project : dir;
-    PathRule rule;
-    rule.path = rule.given = p.cwd;
-    rule.access = Access::ReadWrite;
-    rule.origin = {Origin::Kind::Flag, "--allow"};
-    p.paths.push_back(rule);
-    HostContext ctx;
-    ctx.state.user_dir = tmp.path() + "/paddock";
-    ctx.state.undo_dir = store_dir;
-    UndoRecorder rec = UndoRecorder::begin({}, p, ctx, {"run"});
+    UndoRecorder rec = UndoRecorder::begin({}, policy_for(dir), context(), {"run"});
     what();
     UndoRecordReport rep = rec.finish();
     EXPECT_EQ(rep.incomplete, "");
