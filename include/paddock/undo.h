@@ -71,7 +71,7 @@ struct UndoSession {
   int budget_refused = 0;
   std::vector<UndoSnapshot> snapshots;
   std::string incomplete;  // why the last snapshot could not be taken, if it could not
-  std::shared_ptr<const UndoSessionData> data;
+  std::shared_ptr<const UndoSessionData> data;  // opaque: what UndoStore's calls read back
 
   int last() const { return snapshots.empty() ? 0 : snapshots.back().n; }
 };
@@ -229,9 +229,8 @@ class UndoStore {
   // Removes the oldest sessions by the options, and the objects only they used (under the lock).
   Result<UndoPruneReport> prune(const UndoPruneOptions& o);
 
-  struct Impl;
-
  private:
+  struct Impl;
   explicit UndoStore(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<Impl> impl_;
 };
@@ -293,9 +292,8 @@ class UndoRecorder {
   // The last snapshot (and the next run's seed).
   UndoRecordReport finish();
 
-  struct Impl;
-
  private:
+  struct Impl;
   explicit UndoRecorder(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
