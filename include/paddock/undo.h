@@ -196,6 +196,8 @@ class UndoStore {
   // The user's store where paddock/state.h lays it out; nothing is created.
   static Result<UndoStore> open_default();
   // The store at DIR (absolute, reached without symlinks); with CREATE, made when missing.
+  // Without CREATE, DIR is read as a state layout's undo_dir, ".../paddock/undo": what lies
+  // above its parent is resolved and "paddock/undo" opened below it (src/undo/store.cc).
   static Result<UndoStore> open(const std::string& dir, bool create);
 
   const std::string& dir() const;
