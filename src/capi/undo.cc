@@ -1,6 +1,8 @@
 // The C API's undo: the store, its sessions, a recording around a run, a restore
-// (paddock/paddock.h; docs/undo.md). What `paddock run --undo` adds around a run (the budget,
-// the checkpoint channel, progress lines) stays in src/cli/undo_run.cc for now.
+// (paddock/paddock.h; docs/undo.md). Still over SnapshotManager, not yet over paddock/undo.h's
+// UndoStore and UndoRecorder (which `paddock run --undo` and `paddock undo` call): its recording
+// takes snapshots on demand (no budget, no checkpoint channel) and its restore's default session
+// is the store's newest, not the current project's.
 #include "capi/handles.h"
 #include "paddock/state.h"
 #include "undo/scope.h"

@@ -72,17 +72,19 @@ Result<RunRequest> run_request_from(const RunFlags& f) {
   };
   // --undo: the writable paths are snapshotted before the sandbox exists and after it is gone
   // (cli/undo_run.h).
-  auto undo_run = std::make_shared<UndoRunPtr>();
+  auto undo_run = std::make_shared<std::optional<UndoRecorder>>();
   const bool max_bytes_given = !f.undo_max_bytes.empty();
   const std::vector<std::string> command = f.command;
   req.wrapper.before = [undo_run, undo_flags, max_bytes_given, command](const UndoSettings& profile,
                                                                        const HostContext& ctx, Policy& policy,
                                                                        RunOptions& opts) {
     UndoRunFlags flags = undo_flags_with(undo_flags, profile, max_bytes_given);
-    *undo_run = undo_before(flags, policy, ctx, command);
-    undo_open_checkpoints(**undo_run, flags, policy, opts);
+    *undo_run = begin_undo(flags, policy, ctx, command);
+    open_undo_checkpoints(**undo_run, policy, opts);
   };
-  req.wrapper.after = [undo_run]() { return *undo_run ? undo_after(**undo_run) : std::vector<std::string>{}; };
+  req.wrapper.after = [undo_run]() {
+    return *undo_run ? undo_report_lines((*undo_run)->finish()) : std::vector<std::string>{};
+  };
   req.say = [](const std::vector<std::string>& lines) { print_prefixed(lines); };
   return req;
 }

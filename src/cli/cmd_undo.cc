@@ -1,15 +1,14 @@
 // paddock undo: list, show, diff, restore and prune what `paddock run --undo` recorded
-// (docs/undo.md). Thin over src/undo (SnapshotManager, Store).
+// (docs/undo.md). Flags, one call of the library's UndoStore (paddock/undo.h), printing.
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <climits>
-#include <cstdio>
-#include <cstdlib>
-#include <iostream>
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,14 +20,10 @@
 #include "cli/commands.h"
 #include "cli/footer.h"
 #include "cli/undo_notes.h"
-#include "cli/undo_run.h"
-#include "paddock/state.h"
+#include "paddock/undo.h"
 #include "policy/path_util.h"
 #include "policy/units.h"
 #include "sys/display.h"
-#include "undo/project.h"
-#include "undo/snapshot_manager.h"
-#include "undo/store.h"
 
 extern char** environ;
 
@@ -36,11 +31,6 @@ namespace paddock::cli {
 namespace {
 
 using sys::display;
-using undo::Change;
-using undo::Held;
-using undo::SessionInfo;
-using undo::SnapshotManager;
-using undo::Store;
 
 struct UndoFlags {
   bool json = false;
@@ -52,171 +42,106 @@ struct UndoFlags {
   std::string older_than, max_size;
 };
 
+// What `undo list` shows unless --limit or --all says otherwise: the newest sessions of the project.
+constexpr int kDefaultListLimit = 20;
+
 int fail(const Error& e, int code = 1) {
   print_command_error("paddock undo", e);
   return code;
 }
 
-// The user's store where paddock/state.h lays it out.
-Result<std::unique_ptr<Store>> open_user_store() {
-  auto state = state_layout_of_process();
-  if (!state) return std::move(state).take_error();
-  return Store::open(state->undo_dir, false);
-}
-
 // The store, with an interrupted restore finished first (any undo command does that).
-Result<std::unique_ptr<Store>> open_store() {
-  auto store = open_user_store();
+Result<UndoStore> open_store() {
+  auto store = UndoStore::open_default();
   if (!store) return store;
-  SnapshotManager mgr(**store);
-  auto j = (*store)->load_journal();
-  if (j && *j) {
-    std::fprintf(stderr, "[paddock] finishing an interrupted restore of session %s\n", (*j)->session.c_str());
-    auto r = mgr.resume();
+  auto pending = store->interrupted();
+  if (pending && *pending) {
+    std::fprintf(stderr, "[paddock] finishing an interrupted restore of session %s\n", (*pending)->session.c_str());
+    auto r = store->finish_interrupted();
     if (!r) return std::move(r).take_error();
-    if (*r) print_left_behind((*r)->left_behind);
-    std::fprintf(stderr, "[paddock] done: the tree is as snapshot %s:%d%s\n", (*j)->session.c_str(), (*j)->target,
-                 *r && !(*r)->held.empty() ? " but for what was held back (paddock undo show lists it)" : "");
+    if (*r) print_left_behind((*r)->outcome.left_behind);
+    std::fprintf(stderr, "[paddock] done: the tree is as snapshot %s:%d%s\n", (*pending)->session.c_str(),
+                 (*pending)->target,
+                 *r && !(*r)->outcome.held.empty() ? " but for what was held back (paddock undo show lists it)" : "");
   }
   return store;
 }
 
-// What `undo list` shows unless --limit or --all says otherwise: the newest sessions of the project.
-constexpr int kDefaultListLimit = 20;
-
-// The sessions an undo command looks at, oldest first (Store::session_ids: by creation time): the
-// current project's (undo/project.h) or, with --all, every one. A session that cannot be read is
-// said on stderr and left out.
-struct InScope {
-  std::vector<SessionInfo> sessions;
-  std::optional<undo::Project> project;  // nullopt: --all
-  std::size_t in_store = 0;
-};
-
-std::string canonical_or(const char* p, const std::string& fallback) {
-  char real[PATH_MAX];
-  return p != nullptr && ::realpath(p, real) != nullptr ? std::string(real) : fallback;
+// Sessions the store could not read: said, and left out.
+void print_unreadable(const std::vector<Error>& unreadable) {
+  for (const Error& e : unreadable) std::fprintf(stderr, "paddock undo: %s\n", e.describe().c_str());
 }
 
-Result<InScope> sessions_in_scope(const Store& store, bool all) {
-  auto ids = store.session_ids();
-  if (!ids) return std::move(ids).take_error();
-  InScope out;
-  out.in_store = ids->size();
-  if (!all) {
-    char cwd[PATH_MAX];
-    if (::getcwd(cwd, sizeof(cwd)) == nullptr)
-      return make_error("cannot tell the current project: the current directory is gone", {},
-                        "cd into the project, or --all for every project's sessions");
-    out.project = undo::project_of(cwd, canonical_or(std::getenv("HOME"), ""));
-  }
-  for (const auto& id : *ids) {
-    auto s = store.load_session(id);
-    if (!s) {
-      std::fprintf(stderr, "paddock undo: %s\n", s.error().describe().c_str());
-      continue;
-    }
-    if (!out.project || undo::in_project(s->roots, *out.project)) out.sessions.push_back(std::move(*s));
+// Which project's sessions a command looked at.
+std::string project_text(const UndoProject& p) {
+  return display(p.dir) + (p.repository ? " (a git repository)" : "");
+}
+
+std::string roots_text(const std::vector<std::string>& roots) {
+  std::string out;
+  for (const auto& r : roots) out += (out.empty() ? "" : ", ") + display(r);
+  return out;
+}
+
+// SESSION[:SNAPSHOT]; without a session the newest of the scope, said on stderr.
+Result<UndoTarget> pick_target(const UndoStore& store, const std::string& given, int default_n, bool all) {
+  auto t = store.target(given, default_n, all);
+  if (!t) return t;
+  print_unreadable(t->unreadable);
+  if (!t->newest) return t;
+  if (t->project)
+    std::fprintf(stderr, "[paddock] undo: the newest session of %s: %s (it captured %s; --all: of every project)\n",
+                 project_text(*t->project).c_str(), t->session.c_str(), roots_text(t->roots).c_str());
+  else
+    std::fprintf(stderr, "[paddock] undo: the newest session of every project (--all): %s (it captured %s)\n",
+                 t->session.c_str(), roots_text(t->roots).c_str());
+  return t;
+}
+
+// The paths after `--`, absolute as the store records roots.
+std::vector<std::string> paths_after_dashes() {
+  std::vector<std::string> out;
+  if (const auto* after = command_after_dashes()) {
+    for (const auto& p : *after) out.push_back(undo_path_argument(p));
   }
   return out;
 }
 
-// One line on stderr: which project's sessions a command looked at.
-std::string project_text(const undo::Project& p) {
-  return display(p.dir) + (p.repository ? " (a git repository)" : "");
-}
-
-// The session GIVEN names, else the newest of the scope (said on stderr).
-Result<std::string> pick_session(const Store& store, const std::string& given, bool all) {
-  if (!given.empty()) return given;
-  auto in = sessions_in_scope(store, all);
-  if (!in) return std::move(in).take_error();
-  if (in->sessions.empty()) {
-    if (in->in_store == 0)
-      return make_error("the undo store has no session yet", store.dir(), "paddock run --undo -- COMMAND records one");
-    return make_error("no undo session of " + project_text(*in->project) + " (the store holds " +
-                          std::to_string(in->in_store) + " of other projects)",
-                      {}, "cd into the project, name the session, or --all for the newest of every project's");
-  }
-  const SessionInfo& s = in->sessions.back();
-  std::string roots;
-  for (const auto& r : s.roots) roots += (roots.empty() ? "" : ", ") + display(r);
-  if (in->project)
-    std::fprintf(stderr, "[paddock] undo: the newest session of %s: %s (it captured %s; --all: of every project)\n",
-                 project_text(*in->project).c_str(), s.id.c_str(), roots.c_str());
-  else
-    std::fprintf(stderr, "[paddock] undo: the newest session of every project (--all): %s (it captured %s)\n",
-                 s.id.c_str(), roots.c_str());
-  return s.id;
-}
-
-// SESSION[:SNAPSHOT]
-Result<std::pair<std::string, int>> parse_target(const Store& store, const std::string& given, int default_n, bool all) {
-  std::string id = given;
-  int n = default_n;
-  if (auto colon = given.find(':'); colon != std::string::npos) {
-    id = given.substr(0, colon);
-    const std::string num = given.substr(colon + 1);
-    char* end = nullptr;
-    long v = std::strtol(num.c_str(), &end, 10);
-    if (num.empty() || *end != 0 || v < 0 || v > INT_MAX) return make_error("not a snapshot number: \"" + num + "\"", given);
-    n = static_cast<int>(v);
-  }
-  auto s = pick_session(store, id, all);
-  if (!s) return std::move(s).take_error();
-  return std::make_pair(*s, n);
-}
-
-std::string abs_path(const std::string& p) {
-  char cwd[PATH_MAX];
-  std::string a = p.size() && p[0] == '/' ? path::normalize(p) : path::normalize(path::join(::getcwd(cwd, sizeof(cwd)) ? cwd : "/", p));
-  // Roots are canonical: resolve what exists above the path (never the last component).
-  char real[PATH_MAX];
-  const std::string parent = path::parent(a);
-  if (a != "/" && ::realpath(parent.c_str(), real) != nullptr) a = path::join(real, a.substr(a.rfind('/') + 1));
-  return a;
-}
-
 // Every name and link target below was chosen by the sandbox: shown through sys::display.
-std::string change_line(const Change& c) {
-  std::string p = display(c.path.empty() ? c.root : c.root + "/" + c.path);
-  if (c.type == undo::EntryType::Dir && c.kind != Change::Kind::Mode) p += "/";
+std::string change_line(const UndoChange& c) {
+  std::string p = display(c.full_path());
+  if (c.type == UndoEntryType::Dir && c.kind != UndoChange::Kind::Mode) p += "/";
   char buf[64];
   switch (c.kind) {
-    case Change::Kind::Mode:
+    case UndoChange::Kind::Mode:
       std::snprintf(buf, sizeof(buf), " (%04o -> %04o)", static_cast<unsigned>(c.old_mode), static_cast<unsigned>(c.new_mode));
       return "mode      " + p + buf;
-    case Change::Kind::Symlink: return "symlink   " + p + " (" + display(c.old_target) + " -> " + display(c.new_target) + ")";
-    case Change::Kind::Type: return "type      " + p;
-    case Change::Kind::Added:
-      return "added     " + p + (c.type == undo::EntryType::Symlink ? " -> " + display(c.new_target) : "");
-    case Change::Kind::Deleted: return "deleted   " + p;
-    case Change::Kind::Modified: return "modified  " + p;
+    case UndoChange::Kind::Symlink: return "symlink   " + p + " (" + display(c.old_target) + " -> " + display(c.new_target) + ")";
+    case UndoChange::Kind::Type: return "type      " + p;
+    case UndoChange::Kind::Added:
+      return "added     " + p + (c.type == UndoEntryType::Symlink ? " -> " + display(c.new_target) : "");
+    case UndoChange::Kind::Deleted: return "deleted   " + p;
+    case UndoChange::Kind::Modified: return "modified  " + p;
   }
   return p;
 }
 
-std::string object_path(const Store& store, const std::string& hash) {
-  return store.dir() + "/objects/" + hash.substr(0, 2) + "/" + hash.substr(2);
-}
-
-// An entry a restore does not write (undo/restore_gate.h), and how to get it by hand.
-std::vector<std::string> held_lines(const Store& store, const Held& h) {
-  std::string p = display(h.path.empty() ? h.root : h.root + "/" + h.path);
+// An entry a restore does not write, and how to get it by hand.
+std::vector<std::string> held_lines(const UndoHeld& h) {
+  std::string p = display(h.full_path());
   std::vector<std::string> out;
-  const bool dir = h.entry && h.entry->st.type == undo::EntryType::Dir;
-  out.push_back("held back " + p + (dir ? "/" : "") + "  (" + std::string(gate::to_string(h.verdict.cls)) + ": " +
-                h.verdict.why + ")");
-  if (!h.entry) return out;
-  switch (h.entry->st.type) {
-    case undo::EntryType::File: {
+  const bool dir = h.type == UndoEntryType::Dir;
+  out.push_back("held back " + p + (dir ? "/" : "") + "  (" + h.gate_class + ": " + h.why + ")");
+  if (!h.type) return out;
+  switch (*h.type) {
+    case UndoEntryType::File: {
       char mode[16];
-      std::snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(h.entry->st.mode));
-      out.push_back("          its content (mode " + std::string(mode) + "): " + object_path(store, h.entry->hash));
+      std::snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(h.mode));
+      out.push_back("          its content (mode " + std::string(mode) + "): " + h.object);
       break;
     }
-    case undo::EntryType::Symlink: out.push_back("          a symlink to " + display(h.entry->target)); break;
-    case undo::EntryType::Dir:
+    case UndoEntryType::Symlink: out.push_back("          a symlink to " + display(h.target)); break;
+    case UndoEntryType::Dir:
       if (h.below > 0)
         out.push_back("          with the " + std::to_string(h.below) + " entr" + (h.below == 1 ? "y" : "ies") +
                       " in it (paddock undo show lists them)");
@@ -226,26 +151,19 @@ std::vector<std::string> held_lines(const Store& store, const Held& h) {
   return out;
 }
 
-nlohmann::json held_json(const Store& store, const Held& h) {
-  nlohmann::json j{{"root", h.root}, {"path", h.path}, {"class", std::string(gate::to_string(h.verdict.cls))},
-                   {"why", h.verdict.why}, {"below", h.below}};
-  if (h.entry) {
-    j["type"] = std::string(1, static_cast<char>(h.entry->st.type));
-    if (!h.entry->hash.empty()) j["object"] = object_path(store, h.entry->hash);
-    if (h.entry->st.type == undo::EntryType::Symlink) j["target"] = h.entry->target;
+nlohmann::json held_json(const UndoHeld& h) {
+  nlohmann::json j{{"root", h.root}, {"path", h.path}, {"class", h.gate_class}, {"why", h.why}, {"below", h.below}};
+  if (h.type) {
+    j["type"] = std::string(1, static_cast<char>(*h.type));
+    if (!h.object.empty()) j["object"] = h.object;
+    if (*h.type == UndoEntryType::Symlink) j["target"] = h.target;
   }
   return j;
 }
 
-nlohmann::json change_json(const Change& c) {
-  return {{"kind", std::string(undo::to_string(c.kind))}, {"root", c.root}, {"path", c.path},
+nlohmann::json change_json(const UndoChange& c) {
+  return {{"kind", std::string(to_string(c.kind))}, {"root", c.root}, {"path", c.path},
           {"type", std::string(1, static_cast<char>(c.type))}};
-}
-
-Result<std::vector<Change>> session_changes(Store& store, const SessionInfo& s, int from, int to) {
-  if (s.snapshots.size() < 2) return std::vector<Change>{};
-  SnapshotManager mgr(store);  // from the deltas between them: no full manifest parsed
-  return mgr.changes(s, from, to);
 }
 
 std::string command_text(const std::vector<std::string>& cmd) {
@@ -254,11 +172,16 @@ std::string command_text(const std::vector<std::string>& cmd) {
   return out;
 }
 
+void print_json(const nlohmann::json& j) {
+  std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
 int do_list(const UndoFlags& f) {
   auto store = open_store();
   if (!store) return fail(store.error());
-  auto in = sessions_in_scope(**store, f.all);
+  auto in = store->sessions(f.all);
   if (!in) return fail(in.error());
+  print_unreadable(in->unreadable);
   // The newest LIMIT, oldest first as the store orders them.
   const int limit = f.limit >= 0 ? f.limit : (f.all ? 0 : kDefaultListLimit);
   const std::size_t shown = limit == 0 ? in->sessions.size() : std::min<std::size_t>(limit, in->sessions.size());
@@ -270,9 +193,8 @@ int do_list(const UndoFlags& f) {
   }
   nlohmann::json out = nlohmann::json::array();
   for (std::size_t i = hidden; i < in->sessions.size(); ++i) {
-    const SessionInfo* s = &in->sessions[i];
-    int last = s->snapshots.empty() ? 0 : s->snapshots.back().n;
-    auto ch = session_changes(**store, *s, 0, last);
+    const UndoSession* s = &in->sessions[i];
+    auto ch = store->changes(*s, 0, s->last());
     std::size_t changed = ch ? ch->size() : 0;
     if (f.json) {
       nlohmann::json snaps = nlohmann::json::array();
@@ -284,17 +206,13 @@ int do_list(const UndoFlags& f) {
     }
     std::printf("%s  %s  %zu snapshot%s  %zu change%s  %s\n", s->id.c_str(), s->created.c_str(), s->snapshots.size(),
                 s->snapshots.size() == 1 ? "" : "s", changed, changed == 1 ? "" : "s", display(command_text(s->command)).c_str());
-    if (!in->project) {  // every project's: say whose
-      std::string roots;
-      for (const auto& r : s->roots) roots += (roots.empty() ? "" : ", ") + display(r);
-      std::printf("    captured %s\n", roots.c_str());
-    }
+    if (!in->project) std::printf("    captured %s\n", roots_text(s->roots).c_str());  // every project's: say whose
     for (const auto& si : s->snapshots) std::printf("    :%d  %s  %s\n", si.n, si.time.c_str(), display(si.label).c_str());
     if (!s->incomplete.empty()) std::printf("    incomplete: %s\n", display(s->incomplete).c_str());
-    for (const auto& l : undo_budget_lines(*s)) std::printf("    %s\n", display(l).c_str());
-    for (const auto& l : undo_unreadable_lines(**store, *s)) std::printf("    %s\n", display(l).c_str());
+    for (const auto& l : undo_budget_lines(s->budget_refused, s->budget)) std::printf("    %s\n", display(l).c_str());
+    for (const auto& l : undo_unreadable_lines(store->unreadable(*s))) std::printf("    %s\n", display(l).c_str());
   }
-  if (f.json) std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  if (f.json) print_json(out);
   if (hidden > 0)
     std::fprintf(stderr, "[paddock] undo: %zu older session%s not shown (--limit N shows the newest N, --limit 0 all)\n",
                  hidden, hidden == 1 ? "" : "s");
@@ -304,17 +222,17 @@ int do_list(const UndoFlags& f) {
 int do_show(const UndoFlags& f) {
   auto store = open_store();
   if (!store) return fail(store.error());
-  auto t = parse_target(**store, f.session, -1, f.all);
+  auto t = pick_target(*store, f.session, -1, f.all);
   if (!t) return fail(t.error());
-  auto s = (*store)->load_session(t->first);
+  auto s = store->session(t->session);
   if (!s) return fail(s.error());
-  int last = s->snapshots.empty() ? 0 : s->snapshots.back().n;
-  int to = t->second >= 0 ? t->second : last;
+  const int last = s->last();
+  const int to = t->n >= 0 ? t->n : last;
   if (to > last) return fail(make_error("session " + s->id + " has no snapshot " + std::to_string(to)));
-  auto ch = session_changes(**store, *s, 0, to);
+  auto ch = store->changes(*s, 0, to);
   if (!ch) return fail(ch.error());
   // What a restore to this snapshot would hold back wherever it would write it.
-  auto held = SnapshotManager(**store).held_back(*s, to);
+  auto held = store->held_back(*s, to);
   if (!held) return fail(held.error());
   if (f.json) {
     nlohmann::json j{{"id", s->id}, {"created", s->created}, {"command", s->command}, {"cwd", s->cwd},
@@ -322,7 +240,7 @@ int do_show(const UndoFlags& f) {
                      {"budget", s->budget}, {"budget_refused", s->budget_refused}};
     j["excludes"] = nlohmann::json::array();
     for (const auto& e : s->excludes) {
-      j["excludes"].push_back({{"kind", e.kind == undo::Exclude::Kind::Name ? "name" : "path"}, {"pattern", e.pattern}, {"why", e.why}});
+      j["excludes"].push_back({{"kind", e.kind == UndoExclude::Kind::Name ? "name" : "path"}, {"pattern", e.pattern}, {"why", e.why}});
     }
     j["snapshots"] = nlohmann::json::array();
     for (const auto& si : s->snapshots) {
@@ -333,15 +251,15 @@ int do_show(const UndoFlags& f) {
     j["changes"] = nlohmann::json::array();
     for (const auto& c : *ch) j["changes"].push_back(change_json(c));
     j["held"] = nlohmann::json::array();
-    for (const auto& h : *held) j["held"].push_back(held_json(**store, h));
-    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    for (const auto& h : *held) j["held"].push_back(held_json(h));
+    print_json(j);
     return 0;
   }
   std::printf("session %s  %s  %s\n", s->id.c_str(), s->created.c_str(), display(command_text(s->command)).c_str());
   for (const auto& r : s->roots) std::printf("captured  %s\n", display(r).c_str());
   for (const auto& n : s->not_captured) std::printf("not captured  %s\n", display(n).c_str());
   for (const auto& e : s->excludes) {
-    std::printf("excluded  %s%s  (%s)\n", e.kind == undo::Exclude::Kind::Name ? "any " : "", display(e.pattern).c_str(),
+    std::printf("excluded  %s%s  (%s)\n", e.kind == UndoExclude::Kind::Name ? "any " : "", display(e.pattern).c_str(),
                 display(e.why).c_str());
   }
   for (const auto& si : s->snapshots) {
@@ -351,15 +269,15 @@ int do_show(const UndoFlags& f) {
                 format_size(si.bytes_new).c_str());
   }
   if (!s->incomplete.empty()) std::printf("incomplete: %s\n", display(s->incomplete).c_str());
-  for (const auto& l : undo_budget_lines(*s)) std::printf("%s\n", display(l).c_str());
-  for (const auto& l : undo_unreadable_lines(**store, *s, to)) std::printf("%s\n", display(l).c_str());
+  for (const auto& l : undo_budget_lines(s->budget_refused, s->budget)) std::printf("%s\n", display(l).c_str());
+  for (const auto& l : undo_unreadable_lines(store->unreadable(*s, to))) std::printf("%s\n", display(l).c_str());
   std::printf("changes from :0 to :%d:\n", to);
   if (ch->empty()) std::printf("  (none)\n");
   for (const auto& c : *ch) std::printf("  %s\n", change_line(c).c_str());
   if (!held->empty()) {
     std::printf("a restore to :%d holds these back (the host runs or trusts them; review, then copy by hand):\n", to);
     for (const auto& h : *held)
-      for (const auto& l : held_lines(**store, h)) std::printf("  %s\n", l.c_str());
+      for (const auto& l : held_lines(h)) std::printf("  %s\n", l.c_str());
   }
   return 0;
 }
@@ -402,55 +320,44 @@ void unified_diff(const std::string& label, const std::string& a, const std::str
 int do_diff(const UndoFlags& f) {
   auto store = open_store();
   if (!store) return fail(store.error());
-  auto t = parse_target(**store, f.session, -1, f.all);
+  auto t = pick_target(*store, f.session, -1, f.all);
   if (!t) return fail(t.error());
-  auto s = (*store)->load_session(t->first);
+  auto s = store->session(t->session);
   if (!s) return fail(s.error());
-  int last = s->snapshots.empty() ? 0 : s->snapshots.back().n;
-  int to = t->second >= 0 ? t->second : last;
-  auto ch = session_changes(**store, *s, 0, to);
+  auto ch = store->changes(*s, 0, t->n >= 0 ? t->n : s->last());
   if (!ch) return fail(ch.error());
-  std::vector<std::string> paths;
-  if (const auto* after = command_after_dashes()) {
-    for (const auto& p : *after) paths.push_back(abs_path(p));
-  }
+  const std::vector<std::string> paths = paths_after_dashes();
   for (const auto& c : *ch) {
-    const std::string full = c.path.empty() ? c.root : c.root + "/" + c.path;
+    const std::string full = c.full_path();
     if (!paths.empty()) {
       bool in = false;
       for (const auto& p : paths) in = in || path::is_at_or_under(full, p);
       if (!in) continue;
     }
-    const bool old_file = !c.old_hash.empty(), new_file = !c.new_hash.empty();
-    if (!old_file && !new_file) {
+    const bool old_file = !c.old_object.empty(), new_file = !c.new_object.empty();
+    if ((!old_file && !new_file) || c.kind == UndoChange::Kind::Mode) {
       std::printf("%s\n", change_line(c).c_str());
       continue;
     }
-    if (c.kind == Change::Kind::Mode) {
-      std::printf("%s\n", change_line(c).c_str());
-      continue;
-    }
-    unified_diff(full.substr(1), old_file ? object_path(**store, c.old_hash) : "/dev/null",
-                 new_file ? object_path(**store, c.new_hash) : "/dev/null");
+    unified_diff(full.substr(1), old_file ? c.old_object : "/dev/null", new_file ? c.new_object : "/dev/null");
   }
   return 0;
 }
 
 // `restore --json`: the plan (with --dry-run) or what was done, as one object on stdout.
 // What is held back (the host runs or trusts it) and what the gate's check moved aside are in it.
-nlohmann::json restore_json(const Store& store, const undo::RestoreRequest& req, const undo::RestoreOutcome& o,
-                            bool dry_run) {
+nlohmann::json restore_json(const UndoRestoreRequest& req, const UndoRestoreOutcome& o, bool dry_run) {
   const std::string& session = req.session;
   nlohmann::json j{{"session", session},
                    {"target", req.target},
-                   {"meaning", req.meaning == undo::RestoreMeaning::ScopeState ? "snapshot" : "session changes"},
+                   {"meaning", req.meaning == UndoRestoreMeaning::ScopeState ? "snapshot" : "session changes"},
                    {"later_sessions", o.later_sessions},
                    {"dry_run", dry_run},
                    {"applied", o.applied}};
   j["changes"] = nlohmann::json::array();
   for (const auto& c : o.changes) j["changes"].push_back(change_json(c));
   j["held"] = nlohmann::json::array();
-  for (const auto& h : o.held) j["held"].push_back(held_json(store, h));
+  for (const auto& h : o.held) j["held"].push_back(held_json(h));
   j["left_behind"] = nlohmann::json::array();
   for (const LeftBehind& l : o.left_behind)
     j["left_behind"].push_back({{"path", l.path}, {"what", l.what}, {"action", l.action}});
@@ -460,14 +367,10 @@ nlohmann::json restore_json(const Store& store, const undo::RestoreRequest& req,
   return j;
 }
 
-void print_json(const nlohmann::json& j) {
-  std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-}
-
 // What a restore or a revert to SESSION:N does, in words (one line on stderr, before its list).
-std::string meaning_line(const undo::RestoreRequest& req, const undo::RestoreOutcome& o) {
+std::string meaning_line(const UndoRestoreRequest& req, const UndoRestoreOutcome& o) {
   const std::string target = req.session + ":" + std::to_string(req.target);
-  if (req.meaning == undo::RestoreMeaning::SessionChanges)
+  if (req.meaning == UndoRestoreMeaning::SessionChanges)
     return "[paddock] undo revert: takes back what session " + req.session + " changed after :" +
            std::to_string(req.target) + "; later sessions' changes stay (paddock undo restore " + target +
            " brings the whole scope back to that snapshot)";
@@ -481,56 +384,52 @@ std::string meaning_line(const undo::RestoreRequest& req, const undo::RestoreOut
   return line + "; paddock undo revert " + target + " takes back only that session's)";
 }
 
-int do_restore(const UndoFlags& f, undo::RestoreMeaning meaning) {
-  auto store = open_user_store();
-  if (!store) return fail(store.error());
-  SnapshotManager mgr(**store);
+int do_restore(const UndoFlags& f, UndoRestoreMeaning meaning) {
   if (f.resume) {
-    auto r = mgr.resume();
+    auto store = UndoStore::open_default();
+    if (!store) return fail(store.error());
+    auto r = store->finish_interrupted();
     if (!r) return fail(r.error());
     if (!*r) {
       std::fprintf(stderr, "[paddock] no interrupted restore\n");
       return 0;
     }
-    print_left_behind((*r)->left_behind);
-    std::fprintf(stderr, "[paddock] finished the interrupted restore (%zu changes%s)\n", (*r)->changes.size(),
-                 (*r)->held.empty() ? "" : (", " + std::to_string((*r)->held.size()) + " held back").c_str());
+    const UndoRestoreOutcome& o = (*r)->outcome;
+    print_left_behind(o.left_behind);
+    std::fprintf(stderr, "[paddock] finished the interrupted restore (%zu changes%s)\n", o.changes.size(),
+                 o.held.empty() ? "" : (", " + std::to_string(o.held.size()) + " held back").c_str());
     return 0;
   }
-  {
-    auto opened = open_store();  // finishes an interrupted restore first
-    if (!opened) return fail(opened.error());
-  }
-  auto t = parse_target(**store, f.session, 0, f.all);
+  auto store = open_store();  // finishes an interrupted restore first
+  if (!store) return fail(store.error());
+  auto t = pick_target(*store, f.session, 0, f.all);
   if (!t) return fail(t.error());
-  undo::RestoreRequest req;
-  req.session = t->first;
-  req.target = t->second;
+  UndoRestoreRequest req;
+  req.session = t->session;
+  req.target = t->n;
   req.force = f.force;
   req.meaning = meaning;
-  const bool whole = meaning == undo::RestoreMeaning::ScopeState;
-  if (const auto* after = command_after_dashes()) {
-    for (const auto& p : *after) req.paths.push_back(abs_path(p));
-  }
+  const bool whole = meaning == UndoRestoreMeaning::ScopeState;
+  req.paths = paths_after_dashes();
   req.dry_run = true;
-  auto plan = mgr.restore(req);
+  auto plan = store->restore(req);
   if (!plan) return fail(plan.error());
   const std::string target = req.session + ":" + std::to_string(req.target);
   // What is held back is listed with the changes, before anything is asked or done.
-  auto list_held = [&](const undo::RestoreOutcome& o) {
+  auto list_held = [&](const UndoRestoreOutcome& o) {
     if (o.held.empty() || f.restore_json) return;  // --json: in the object
     std::printf("not restored: %zu entr%s of %s that the host runs or trusts (the sandbox chose them; review, then "
                 "copy by hand):\n", o.held.size(), o.held.size() == 1 ? "y" : "ies", target.c_str());
     for (const auto& h : o.held)
-      for (const auto& l : held_lines(**store, h)) std::printf("  %s\n", l.c_str());
+      for (const auto& l : held_lines(h)) std::printf("  %s\n", l.c_str());
   };
-  auto held_note = [](const undo::RestoreOutcome& o) {
+  auto held_note = [](const UndoRestoreOutcome& o) {
     return o.held.empty() ? std::string() : ", " + std::to_string(o.held.size()) + " held back";
   };
   const bool refused = !plan->conflicts.empty() && !f.force;
   std::fprintf(stderr, "%s\n", meaning_line(req, *plan).c_str());
   if (f.restore_json && (f.dry_run || plan->changes.empty() || refused))
-    print_json(restore_json(**store, req, *plan, true));
+    print_json(restore_json(req, *plan, true));
   if (plan->changes.empty()) {
     // A restore changes what differs between the session's last snapshot and the target.
     list_held(*plan);
@@ -574,9 +473,9 @@ int do_restore(const UndoFlags& f, undo::RestoreMeaning meaning) {
   }
   req.dry_run = false;
   const auto t0 = std::chrono::steady_clock::now();
-  auto done = mgr.restore(req);
+  auto done = store->restore(req);
   if (!done) return fail(done.error());
-  if (f.restore_json) print_json(restore_json(**store, req, *done, false));
+  if (f.restore_json) print_json(restore_json(req, *done, false));
   if (!done->applied) {
     std::fprintf(stderr, "paddock undo: the tree changed while asking; nothing restored, run it again\n");
     return 1;
@@ -594,58 +493,25 @@ int do_restore(const UndoFlags& f, undo::RestoreMeaning meaning) {
 int do_prune(const UndoFlags& f) {
   // The store's quota: the oldest sessions go until its objects fit (the default quota unless
   // --max-size names another).
-  std::uint64_t quota = kDefaultStoreQuota;
+  UndoPruneOptions o;
+  o.keep = f.keep;
   if (!f.max_size.empty()) {
     auto max = parse_size(f.max_size);
     if (!max) return fail(make_error(max.error().message, "--max-size " + f.max_size), 2);
-    quota = *max;
+    o.quota = *max;
   }
   auto store = open_store();
   if (!store) return fail(store.error());
-  if (auto l = (*store)->lock(); !l) return fail(l.error());
-  auto ids = (*store)->session_ids();
-  if (!ids) return fail(ids.error());
-  std::vector<std::string> keep = *ids;  // oldest first
-  std::size_t removed = 0;
-  auto remove_oldest = [&]() -> Result<void> {
-    if (auto r = (*store)->remove_session(keep.front()); !r) return r;
-    keep.erase(keep.begin());
-    ++removed;
-    return {};
-  };
   if (!f.older_than.empty()) {
     auto d = parse_duration(f.older_than);
     if (!d) return fail(make_error(d.error().message, "--older-than " + f.older_than), 2);
-    const auto now = std::chrono::system_clock::now().time_since_epoch();
-    while (!keep.empty()) {
-      auto s = (*store)->load_session(keep.front());
-      if (!s) return fail(s.error());
-      const auto age = std::chrono::duration_cast<std::chrono::milliseconds>(now - std::chrono::nanoseconds(s->created_ns));
-      if (age < *d) break;
-      if (auto r = remove_oldest(); !r) return fail(r.error());
-    }
+    o.older_than = *d;
   }
-  if (f.keep >= 0) {
-    while (keep.size() > static_cast<std::size_t>(f.keep)) {
-      if (auto r = remove_oldest(); !r) return fail(r.error());
-    }
-  }
-  auto gc = (*store)->collect_garbage();
-  if (!gc) return fail(gc.error());
-  std::uint64_t freed = gc->bytes_removed;
-  for (;;) {
-    auto size = (*store)->object_bytes();
-    if (!size) return fail(size.error());
-    if (*size <= quota || keep.empty()) break;
-    if (auto r = remove_oldest(); !r) return fail(r.error());
-    auto more = (*store)->collect_garbage();
-    if (!more) return fail(more.error());
-    freed += more->bytes_removed;
-  }
-  auto size = (*store)->object_bytes();
-  std::fprintf(stderr, "[paddock] pruned %zu session%s, freed %s; %zu left, store objects %s (quota %s)\n", removed,
-               removed == 1 ? "" : "s", format_size(freed).c_str(), keep.size(), size ? format_size(*size).c_str() : "?",
-               format_size(quota).c_str());
+  auto r = store->prune(o);
+  if (!r) return fail(r.error());
+  std::fprintf(stderr, "[paddock] pruned %zu session%s, freed %s; %zu left, store objects %s (quota %s)\n", r->removed,
+               r->removed == 1 ? "" : "s", format_size(r->freed).c_str(), r->left,
+               r->size ? format_size(*r->size).c_str() : "?", format_size(r->quota).c_str());
   return 0;
 }
 
@@ -679,8 +545,8 @@ void register_undo(CLI::App& app) {
   session(diff, "The session, and the snapshot to compare with its first (default: the current project's newest session, its last)");
   diff->add_flag("--all", f->all, "Without a session: the newest of every project's (default: the current project's)");
   diff->callback([f] { set_exit_code(do_diff(*f)); });
-  // Two meanings of "back to a snapshot", each by its name (undo::RestoreMeaning).
-  auto restoring = [&](const char* name, const char* help, const char* session_help, undo::RestoreMeaning meaning) {
+  // Two meanings of "back to a snapshot", each by its name (UndoRestoreMeaning).
+  auto restoring = [&](const char* name, const char* help, const char* session_help, UndoRestoreMeaning meaning) {
     auto* sub = cmd->add_subcommand(name, help);
     session(sub, session_help);
     sub->add_flag("--dry-run", f->dry_run, "Say what would change, change nothing");
@@ -696,12 +562,12 @@ void register_undo(CLI::App& app) {
             "Bring the whole scope back to a snapshot, as it was then: later sessions' changes are taken back too "
             "(default: the current project's newest session, :0)",
             "The session and the snapshot to go back to (default: the current project's newest session, :0)",
-            undo::RestoreMeaning::ScopeState);
+            UndoRestoreMeaning::ScopeState);
   restoring("revert",
             "Take back one session's changes only (after its snapshot :N, default :0); later sessions' changes stay",
             "The session, and the snapshot after which its changes are taken back (default: the current project's "
             "newest session, :0)",
-            undo::RestoreMeaning::SessionChanges);
+            UndoRestoreMeaning::SessionChanges);
   auto* prune = cmd->add_subcommand(
       "prune", "Remove old sessions and the objects only they used (every project's: the store and its quota are shared)");
   values(prune->add_option("--keep", f->keep, "Keep the N most recent sessions"), ValueKind::Text, "N");

@@ -3,17 +3,18 @@
 // raw: the printer (sys::display) escapes them.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
-#include "undo/store.h"
+#include "paddock/undo.h"
 
 namespace paddock::cli {
 
-// Checkpoints refused at the run's undo budget (issue 25, class 11).
-std::vector<std::string> undo_budget_lines(const undo::SessionInfo& s);
-// What snapshot N (default: the last) could not read and so does not hold (a directory deeper
-// than the descriptors allow, one without permission): a restore leaves it as it is.
-std::vector<std::string> undo_unreadable_lines(const undo::Store& store, const undo::SessionInfo& s, int n = -1);
+// REFUSED checkpoints refused at the run's undo BUDGET (issue 25, class 11).
+std::vector<std::string> undo_budget_lines(int refused, std::uint64_t budget);
+// What a snapshot could not read and so does not hold (a directory deeper than the descriptors
+// allow, one without permission): a restore leaves it as it is (UndoStore::unreadable).
+std::vector<std::string> undo_unreadable_lines(const UndoUnreadable& u);
 
 }  // namespace paddock::cli

@@ -7,8 +7,7 @@
 
 #include "paddock/jail.h"
 #include "paddock/profile.h"
-#include "paddock/state.h"
-#include "undo/store.h"
+#include "paddock/undo.h"
 
 namespace paddock::cli {
 namespace {
@@ -62,11 +61,9 @@ std::vector<std::string> jail_names() {
 }
 
 std::vector<std::string> session_names() {
-  auto state = state_layout_of_process();
-  if (!state) return {};
-  auto store = undo::Store::open(state->undo_dir, false);
+  auto store = UndoStore::open_default();
   if (!store) return {};
-  auto ids = (*store)->session_ids();
+  auto ids = store->session_ids();
   return ids ? sorted_plain(std::move(*ids)) : std::vector<std::string>{};
 }
 
