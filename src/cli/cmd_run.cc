@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <memory>
@@ -15,6 +16,9 @@
 #include "cli/commands.h"
 #include "cli/run_command.h"
 #include "cli/footer.h"
+#include "cli/enclosing_repo.h"
+#include "cli/git_identity.h"
+#include "cli/launcher.h"
 #include "cli/limit_flags.h"
 #include "cli/net_flags.h"
 #include "cli/policy_flags.h"
@@ -30,6 +34,7 @@
 #include "paddock/sandbox.h"
 #include "paddock/why.h"
 #include "sys/anchored_dir.h"
+#include "sys/display.h"
 #include "sys/state_dir.h"
 #include "sys/unique_fd.h"
 
@@ -106,9 +111,13 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
     builder.cwd_is_jail_workspace();  // it lies in paddock's masked state (paddock/state.h)
   }
   PolicyFlags policy_flags = f.policy;
+  // The agent's launcher does not start on this host: its state is not made in HOME (issue 30).
+  bool agent_missing = false;
   if (!policy_flags.profile_given && !f.command.empty()) {
     // `paddock run -- claude` works on the first try: the agent's built-in profile (issue 13).
     if (auto agent = agent_profile_for(f.command[0]); !agent.empty()) {
+      const char* path_env = std::getenv("PATH");
+      agent_missing = !launcher_resolves(f.command[0], ctx->cwd, path_env ? path_env : "/usr/local/bin:/usr/bin:/bin");
       policy_flags.profile = std::string(agent);
       std::fprintf(stderr, "[paddock] profile %s, picked for the command %s (--profile default opts out)\n",
                    policy_flags.profile.c_str(), f.command[0].c_str());
@@ -120,7 +129,13 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
   }
   // An agent profile's state directories (a profile's [filesystem] create), so that logins and
   // trust decisions made inside persist: created here, at the edge, before the policy resolves.
-  for (const auto& d : builder.dirs_to_create()) {
+  // Not for an agent that is not installed: the run only says "not found", and the host keeps no
+  // trace of it (the grants on them are *_if_exists: nothing to bind, nothing granted).
+  if (agent_missing && (!builder.dirs_to_create().empty() || !builder.files_to_create().empty())) {
+    std::fprintf(stderr, "[paddock] %s is not on PATH: its state in HOME is not created (nothing is made on the host)\n",
+                 sys::display(f.command[0]).c_str());
+  }
+  for (const auto& d : agent_missing ? std::vector<PolicyBuilder::DirToCreate>{} : builder.dirs_to_create()) {
     auto made = sys::make_dir_under(ctx->home, d.path, 0700);
     if (!made) {
       Error e = made.error();
@@ -130,7 +145,7 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
     }
     if (*made) std::fprintf(stderr, "[paddock] created %s (%s)\n", d.path.c_str(), d.origin.detail.c_str());
   }
-  for (const auto& f : builder.files_to_create()) {
+  for (const auto& f : agent_missing ? std::vector<PolicyBuilder::FileToCreate>{} : builder.files_to_create()) {
     auto made = sys::make_file_under(ctx->home, f.path, f.content, 0600);
     if (!made) {
       Error e = made.error();
@@ -139,6 +154,16 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
       return 2;
     }
     if (*made) std::fprintf(stderr, "[paddock] created %s (%s)\n", f.path.c_str(), f.origin.detail.c_str());
+  }
+  // The user's git identity, and nothing else of their git config (git_identity.h); what --env
+  // says wins. Not into a jail's HOME kept between runs: its own ~/.gitconfig is the user's to set.
+  if (!(extras && !extras->home_dir.empty())) {
+    for (const auto& [name, value] : host_git_identity(ctx->cwd)) {
+      bool given = std::any_of(f.policy.env.begin(), f.policy.env.end(), [&](const std::string& e) {
+        return e == name || e.rfind(name + "=", 0) == 0;
+      });
+      if (!given) builder.set_env(name, value);
+    }
   }
   if (extras && extras->add) extras->add(builder);
   if (!extras) {
@@ -192,6 +217,16 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
   if (!policy) {
     print_error(policy.error());
     return 2;
+  }
+  // A subdirectory of a repository: said, with the top level offered; not defaulted to, which would
+  // make the whole repository (its other projects too) writable when the user named one directory.
+  if (!extras) {
+    if (auto top = enclosing_repository_top(policy->cwd)) {
+      const bool granted = std::any_of(policy->paths.begin(), policy->paths.end(), [&](const PathRule& r) {
+        return *top == r.path || top->rfind(r.path == "/" ? r.path : r.path + "/", 0) == 0;
+      });
+      if (!granted) print_prefixed({enclosing_repository_line(policy->cwd, *top)});
+    }
   }
   // The agent profile's own arguments ([command]: Codex told that paddock is its sandbox), said in
   // one line; the user's choices that cannot work inside are warned about now and after the run.
@@ -361,6 +396,8 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
   std::string failure = res->failure_message();
   if (!failure.empty()) std::fprintf(stderr, "paddock: %s\n", failure.c_str());
   if (!f.no_diagnostics && !builder.footer_is_quiet()) {
+    // Whatever the exit code: a run that "succeeded" lost these (issue 30 item 1).
+    print_prefixed(discarded_lines(res->discarded, *policy));
     std::vector<std::string> extra = limit_footer_lines(*res);
     // A program that tries thousands of names must not bury the footer: the first few, then a count.
     constexpr std::size_t kFooterTargets = 10;
