@@ -7,12 +7,32 @@
 #include "jail/process.h"
 
 namespace paddock::cli {
+namespace {
+
+bool present(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0;
+}
+
+// Whether git's discovery (setup.c) could find anything from CWD up: in each directory it looks at
+// a `.git` entry, then at the directory itself as a bare repository, which needs a HEAD. With
+// neither anywhere up to the root, git finds nothing, and is not asked (a process per run).
+bool discovery_could_find(const std::string& cwd) {
+  for (std::string d = cwd;;) {
+    const std::string prefix = d == "/" ? "" : d;
+    if (present(prefix + "/.git") || present(prefix + "/HEAD")) return true;
+    if (d == "/") return false;
+    const std::size_t slash = d.rfind('/');
+    d = slash == 0 ? "/" : d.substr(0, slash);
+  }
+}
+
+}  // namespace
 
 std::optional<std::string> enclosing_repository_top(const std::string& cwd) {
-  struct stat st;
-  if (std::getenv("GIT_DIR") == nullptr && std::getenv("GIT_WORK_TREE") == nullptr &&
-      lstat((cwd + "/.git").c_str(), &st) == 0)
-    return std::nullopt;  // discovery stops at CWD's own .git
+  const bool env = std::getenv("GIT_DIR") != nullptr || std::getenv("GIT_WORK_TREE") != nullptr;
+  if (!env && present(cwd + "/.git")) return std::nullopt;  // discovery stops at CWD's own .git
+  if (!env && !discovery_could_find(cwd)) return std::nullopt;
   auto r = jail::run_git({"rev-parse", "--show-toplevel"}, cwd);
   if (!r || r->status != 0) return std::nullopt;
   std::string top = r->out;

@@ -12,7 +12,8 @@ namespace paddock::cli {
 
 // The top level of the repository git finds from CWD, when it lies strictly above CWD; nullopt
 // when CWD is a repository's top level, in none, or git is missing. CWD holding a `.git` of its
-// own (and no GIT_DIR or GIT_WORK_TREE in the environment) is a top level: no git is run then.
+// own (and no GIT_DIR or GIT_WORK_TREE in the environment) is a top level, and no `.git` or HEAD
+// from CWD up to the root means no repository: no git is run in either case.
 std::optional<std::string> enclosing_repository_top(const std::string& cwd);
 
 // The line said before the run, for the top level TOP of the repository above the project CWD.
