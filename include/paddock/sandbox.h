@@ -130,7 +130,8 @@ struct LeftBehind {
 
 // What the command wrote outside every host-backed path — in the fresh HOME's own tmpfs, which
 // the sandbox takes with it — listed after the run (docs/report.md). Not recorded when HOME is a
-// rule's or a jail's, or without namespaces (the fallback refuses such writes).
+// rule's or a jail's, nor without namespaces (the fallback's private HOME under /tmp/paddock-* is
+// removed after the run, not yet listed).
 struct DiscardedWrites {
   bool recorded = false;        // there was a fresh HOME and it could be listed
   bool complete = true;         // false: a limit or an unreadable directory cut the listing (counts are lower bounds)
