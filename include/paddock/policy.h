@@ -133,6 +133,10 @@ struct Policy {
   EnvPolicy env;
   Limits limits;
   bool require_namespaces = false;
+  // Writes outside every host-backed path (the fresh HOME's own tmpfs) fail instead of being
+  // discarded at exit: that tmpfs is read-only but for the rules bound into it (/tmp stays private
+  // scratch). Default false: they are written, discarded, and listed (RunResult::discarded).
+  bool refuse_discarded_writes = false;
   std::string profile;               // name of the profile the policy came from
   std::vector<std::string> notes;    // things the builder noticed (skipped optional paths, ...)
 
@@ -265,6 +269,7 @@ class PolicyBuilder {
   bool footer_is_quiet() const { return quiet_footer_; }
   const UndoSettings& undo_settings() const { return undo_; }
   PolicyBuilder& require_namespaces(bool on = true);
+  PolicyBuilder& refuse_discarded_writes(bool on = true);  // Policy::refuse_discarded_writes
   // The current directory is one paddock made inside its own state for this run (a jail's
   // workspace): allowed strictly inside the jail store (StateLayout::jails_dir), where a user's
   // own `cd` is refused; the rest of the state stays masked around it.
@@ -308,6 +313,7 @@ class PolicyBuilder {
   UndoSettings undo_;
   bool quiet_footer_ = false;
   bool require_namespaces_ = false;
+  bool refuse_discarded_writes_ = false;
   bool cwd_is_jail_workspace_ = false;
   std::vector<std::pair<std::string, std::string>> hidden_;  // path, reason
   std::string profile_;

@@ -34,6 +34,7 @@ namespace paddock {
 struct ConfigureContext {
   const HostContext& host;
   std::string_view jail_profile;
+  bool home_kept = false;  // HOME is a jail's, kept between runs (not a fresh tmpfs)
 };
 
 // Something that wraps a run (the command line's undo snapshots, src/cli/undo_run.h). Used only
@@ -76,6 +77,9 @@ struct RunRequest {
   // request's: exit 2).
   std::function<Result<void>(PolicyBuilder&, const ConfigureContext&)> configure;
   std::optional<RunProject> project;  // a jail's workspace; none: the current directory
+  // Set: a profile's state directories and files in HOME ([filesystem] create) are not made, and
+  // this says why (the agent the profile is for is not installed: nothing is left on the host).
+  std::string skip_profile_state_because;
   // Lines to say as they are due, before the command runs and after it ([paddock] lines, raw).
   std::function<void(const std::vector<std::string>&)> say;
 };

@@ -128,6 +128,19 @@ struct LeftBehind {
   std::string action;  // what paddock did: "left in place: review it", "reverted; ..."
 };
 
+// What the command wrote outside every host-backed path — in the fresh HOME's own tmpfs, which
+// the sandbox takes with it — listed after the run (docs/report.md). Not recorded when HOME is a
+// rule's or a jail's, nor without namespaces (the fallback's private HOME under /tmp/paddock-* is
+// removed after the run, not yet listed).
+struct DiscardedWrites {
+  bool recorded = false;        // there was a fresh HOME and it could be listed
+  bool complete = true;         // false: a limit or an unreadable directory cut the listing (counts are lower bounds)
+  std::uint64_t entries = 0;    // everything the command created there: files, links, directories
+  std::uint64_t bytes = 0;      // the sizes of the regular files among them
+  std::uint64_t tops = 0;       // topmost new entries (a new directory is one, whatever it holds)
+  std::vector<std::string> paths;  // the first few of those, sorted, as the sandbox saw them; directories end in '/'
+};
+
 struct RunResult {
   enum class Status {
     Exited,       // the command exited with exit_code
@@ -147,6 +160,7 @@ struct RunResult {
   std::vector<std::string> warnings;  // degraded isolation, ...
   std::vector<IsolationGap> isolation_gaps;  // what the fallback lacks (empty with namespaces)
   std::vector<LeftBehind> left_behind;  // what the host would run or trust later (see LeftBehind)
+  DiscardedWrites discarded;            // written outside every host-backed path, gone with the sandbox
   // What that check read of the writable trees: directories listed, and directories found
   // unchanged since an earlier run listed them (RunOptions::state_dir), not read again.
   std::uint64_t check_dirs_listed = 0;

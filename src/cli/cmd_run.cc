@@ -1,8 +1,10 @@
 // paddock run: confine a command to its project.
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include "cli/arg_values.h"
@@ -13,6 +15,8 @@
 #include "cli/net_flags.h"
 #include "cli/policy_flags.h"
 #include "cli/undo_run.h"
+#include "cli/git_identity.h"
+#include "cli/launcher.h"
 #include "policy/units.h"
 #include "policy/builtin_profiles.h"
 #include "net/decision_log.h"
@@ -52,6 +56,15 @@ Result<RunRequest> run_request_from(const RunFlags& f) {
   auto resolve = parse_resolve_flags(f.net.resolve);
   if (!resolve) return std::move(resolve).take_error();
   req.test_resolve = std::move(*resolve);
+  // `paddock run -- claude` with Claude Code not installed: its profile's state is not made in
+  // HOME, and the run says so (issue 30).
+  if (!f.policy.profile_given && !f.command.empty() && !agent_profile_for(f.command[0]).empty()) {
+    const char* path_env = std::getenv("PATH");
+    char cwd[4096];
+    if (getcwd(cwd, sizeof cwd) != nullptr &&
+        !launcher_resolves(f.command[0], cwd, path_env ? path_env : "/usr/local/bin:/usr/bin:/bin"))
+      req.skip_profile_state_because = f.command[0] + " is not on PATH";
+  }
   req.configure = [f](PolicyBuilder& builder, const ConfigureContext& c) -> Result<void> {
     PolicyFlags policy_flags = f.policy;
     if (!policy_flags.profile_given && !c.jail_profile.empty()) policy_flags.profile = std::string(c.jail_profile);
@@ -64,6 +77,16 @@ Result<RunRequest> run_request_from(const RunFlags& f) {
       }
     }
     if (auto r = apply_policy_flags(policy_flags, c.host, builder); !r) return r;
+    // The user's git identity, and nothing else of their git config (git_identity.h); what --env
+    // says wins. Not into a jail's HOME kept between runs: its own ~/.gitconfig is the user's to set.
+    if (!c.home_kept) {
+      for (const auto& [name, value] : host_git_identity(c.host.cwd)) {
+        bool given = std::any_of(f.policy.env.begin(), f.policy.env.end(), [&](const std::string& e) {
+          return e == name || e.rfind(name + "=", 0) == 0;
+        });
+        if (!given) builder.set_env(name, value);
+      }
+    }
     if (auto r = apply_limit_flags(f.limits, builder); !r) return r;
     NetFlags net = f.net;
     net.allow_net = f.policy.allow_net;
@@ -111,6 +134,8 @@ int print_run_outcome(const RunOutcome& o, const RunFlags& f) {
   std::string failure = res.failure_message();
   if (!failure.empty()) std::fprintf(stderr, "paddock: %s\n", failure.c_str());
   if (!f.no_diagnostics && !o.footer_quiet) {
+    // Whatever the exit code: a run that "succeeded" lost these (issue 30 item 1).
+    print_prefixed(discarded_lines(res.discarded, *o.policy));
     std::vector<std::string> extra = limit_footer_lines(res);
     // A program that tries thousands of names must not bury the footer: the first few, then a count.
     constexpr std::size_t kFooterTargets = 10;

@@ -59,6 +59,19 @@ std::vector<std::string> left_behind_lines(const std::vector<LeftBehind>& left) 
 
 void print_left_behind(const std::vector<LeftBehind>& left) { print_prefixed(left_behind_lines(left)); }
 
+std::vector<std::string> discarded_lines(const DiscardedWrites& d, const Policy& p) {
+  if (!d.recorded || d.entries == 0) return {};
+  const std::string at_least = d.complete ? "" : "at least ";
+  std::string names;
+  for (const std::string& path : d.paths) names += (names.empty() ? "" : ", ") + tilde(p, path);
+  if (d.tops > d.paths.size()) names += ", and " + std::to_string(d.tops - d.paths.size()) + " more";
+  return {"discarded at exit: " + at_least + std::to_string(d.entries) + (d.entries == 1 ? " entry" : " entries") +
+              " (" + at_least + std::to_string(d.bytes) + " bytes) written outside every host-backed path, in the "
+              "sandbox's fresh " + tilde(p, p.home) + ": " + names,
+          "  to keep such files, allow their directory (--allow DIR); to make such writes fail instead, "
+          "--refuse-discarded-writes"};
+}
+
 std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const std::vector<std::string>& extra,
                                       const std::string& home_from) {
   std::vector<std::string> out;
@@ -109,6 +122,22 @@ std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const
     for (std::size_t i = 0; i < names.size() && i < 4; ++i) d += (i ? ", " : "") + names[i];
     if (names.size() > 4) d += ", ...";
     out.push_back("  Hidden (sensitive): " + d);
+  }
+  // Files the host runs later, held read-only inside writable paths: a write to one fails with
+  // EROFS, and replacing one (git config's lock and rename, an editor's save) with EBUSY, which
+  // says nothing about why (issue 30 item 6).
+  std::vector<std::string> held;
+  for (const ProtectedPath& pp : p.protected_paths) {
+    if (!pp.exists) continue;
+    held.push_back(pp.path.rfind(p.cwd + "/", 0) == 0 ? pp.path.substr(p.cwd.size() + 1) : tilde(p, pp.path));
+  }
+  if (!held.empty()) {
+    std::string h;
+    for (std::size_t i = 0; i < held.size() && i < 4; ++i) h += (i ? ", " : "") + held[i];
+    if (held.size() > 4) h += ", ...";
+    out.push_back("  Held read-only (the host runs them later): " + h);
+    out.push_back("    writing one fails with \"Read-only file system\", replacing it (git config, an editor's save) "
+                  "with \"Device or resource busy\"; --allow PATH on that exact path lifts it");
   }
   out.push_back(std::string("  Network: ") +
                 (p.network.mode == NetMode::Off ? "blocked" : p.network.mode == NetMode::Host ? "allowed" : "filtered"));

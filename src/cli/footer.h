@@ -21,6 +21,10 @@ std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const
 std::vector<std::string> left_behind_lines(const std::vector<LeftBehind>& left);
 void print_left_behind(const std::vector<LeftBehind>& left);
 
+// What the run wrote outside every host-backed path and lost with the sandbox (RunResult::discarded):
+// a count, the first few paths and how to keep or refuse such writes; nothing when there was none.
+std::vector<std::string> discarded_lines(const DiscardedWrites& d, const Policy& p);
+
 // Prints lines with the "[paddock] " prefix to stderr, each through sys::display: callers put
 // names in raw (escaping them first would show their backslashes doubled).
 void print_prefixed(const std::vector<std::string>& lines);

@@ -37,6 +37,24 @@ TEST(Footer, CommandNotFoundIsShortAndNamesThePath) {
   EXPECT_TRUE(has(l, "`./build/foo` does not exist in the sandbox (exit code 127)"));
 }
 
+// Issue 30, item 6: `git config user.name x` fails with "Device or resource busy" on the held
+// .git/config; the footer names the held files and what those errors mean there.
+TEST(Footer, HeldFilesAndWhatTheirErrorsMeanAreNamed) {
+  Policy p = filtered_policy();
+  p.cwd = "/home/u/proj";
+  p.protected_paths = {{"/home/u/proj/.git/config", "git config", true},
+                       {"/home/u/proj/.envrc", "direnv", false},
+                       {"/home/u/.bashrc", "shell rc", true}};
+  RunResult r;
+  r.exit_code = 255;
+  auto l = footer_lines(r, p, {});
+  EXPECT_TRUE(has(l, "Held read-only (the host runs them later): .git/config, ~/.bashrc")) << ::testing::PrintToString(l);
+  EXPECT_TRUE(has(l, "\"Device or resource busy\"")) << ::testing::PrintToString(l);
+  EXPECT_FALSE(has(l, ".envrc")) << "an absent one is watched, not held";
+  p.protected_paths.clear();
+  EXPECT_FALSE(has(footer_lines(r, p, {}), "Held read-only"));
+}
+
 TEST(Footer, NotExecutableIsShortAndSaysHowToAsk) {
   RunResult r;
   r.status = RunResult::Status::NotExecutable;

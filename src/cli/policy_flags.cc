@@ -41,6 +41,9 @@ void add_policy_flags(CLI::App* cmd, PolicyFlags& f) {
       ->each([&f](const std::string&) { f.profile_given = true; });
   cmd->add_flag("--require-namespaces", f.require_namespaces,
                 "Refuse to run when user namespaces are unavailable instead of falling back");
+  cmd->add_flag("--refuse-discarded-writes", f.refuse_discarded_writes,
+                "Make writes outside every host-backed path fail (the fresh HOME read-only but for what is bound "
+                "into it) instead of discarding them at exit");
 }
 
 Result<void> apply_policy_flags(const PolicyFlags& f, const HostContext& ctx, PolicyBuilder& b) {
@@ -75,6 +78,7 @@ Result<void> apply_policy_flags(const PolicyFlags& f, const HostContext& ctx, Po
     else b.set_env(e.substr(0, eq), e.substr(eq + 1));
   }
   if (f.require_namespaces) b.require_namespaces(true);
+  if (f.refuse_discarded_writes) b.refuse_discarded_writes(true);
   return {};
 }
 

@@ -19,6 +19,7 @@ struct PolicyFlags {
   bool profile_given = false;  // --profile was on the command line (set by add_policy_flags)
   bool allow_net = false;
   bool require_namespaces = false;
+  bool refuse_discarded_writes = false;
 };
 
 void add_policy_flags(CLI::App* cmd, PolicyFlags& f);

@@ -259,6 +259,19 @@ void apply_mount(const MountOp& op) {
   }
 }
 
+void send_fds(int sock, const int* fds, std::size_t n, const char* what);
+
+// The fresh HOME's tmpfs, its one mount without what is bound into it, to paddock: what the
+// command writes there is gone with the sandbox, and paddock lists it after the run.
+void send_scratch_home(const Plan& plan) {
+  int fd = sys::open_tree(AT_FDCWD, plan.discard_root.c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+  if (fd >= 0) {
+    send_fds(plan.discard_sock, &fd, 1, "scratch HOME");
+    close(fd);
+  }
+  close(plan.discard_sock);
+}
+
 void build_root(const Plan& plan) {
   // Nothing we mount may propagate back to the host.
   if (mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) < 0) fail("make mounts private", "/");
@@ -272,6 +285,7 @@ void build_root(const Plan& plan) {
   if (mount("tmpfs", kNewRoot, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0) fail("mount root tmpfs", "/");
 
   for (const MountOp& op : plan.mounts) apply_mount(op);
+  if (plan.discard_sock >= 0) send_scratch_home(plan);
 
   if (umount2(kOldRoot, MNT_DETACH) < 0) fail("detach host root", "/");
   if (chdir(kNewRoot) < 0) fail("chdir", "/");

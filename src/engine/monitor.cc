@@ -19,6 +19,7 @@
 #include <mutex>
 
 #include "engine/deferred_cleanup.h"
+#include "engine/discarded_writes.h"
 #include "engine/pty.h"
 #include "net/host_rule.h"
 #include "sys/no_sigpipe.h"
@@ -76,7 +77,7 @@ void arm(int tfd, std::chrono::milliseconds ms) {
 
 }  // namespace
 
-std::vector<sys::UniqueFd> receive_fds(int sock, std::size_t n) {
+std::vector<sys::UniqueFd> receive_fds(int sock, std::size_t n, int flags) {
   std::vector<sys::UniqueFd> out;
   char byte;
   struct iovec iov = {&byte, 1};
@@ -88,7 +89,7 @@ std::vector<sys::UniqueFd> receive_fds(int sock, std::size_t n) {
   msg.msg_controllen = cbuf.size();
   ssize_t r;
   do {
-    r = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+    r = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | flags);
   } while (r < 0 && errno == EINTR);
   if (r <= 0) return out;
   for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
@@ -273,6 +274,7 @@ void Launch::reset_for_retry() {
   in_w_.reset();
   pty_master_.reset();
   pty_sock_.reset();
+  scratch_sock.reset();
   child_side_.clear();
   pty_mode_ = false;
   if (!fallback_dir.empty()) {
@@ -610,6 +612,12 @@ Result<RunResult> Launch::wait() {
     res.left_behind = watch->after({}, &cost);
     res.check_dirs_listed = cost.listed;
     res.check_dirs_unchanged = cost.from_index;
+  }
+  // What was written where nothing of the host backs it, gone with the sandbox: said, not lost silently.
+  if (scratch_sock) {
+    auto fds = receive_fds(scratch_sock.get(), 1, MSG_DONTWAIT);
+    scratch_sock.reset();
+    if (fds.size() == 1) res.discarded = list_discarded_writes(fds[0].get(), scratch_home, scratch_setup);
   }
   // --max-file-size stops a write in whatever process makes it, and only a top-level command
   // that dies of SIGXFSZ shows in the exit status: a file the run left at exactly the limit says

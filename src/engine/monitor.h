@@ -9,6 +9,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,11 @@ class Launch final : public Execution {
   std::string hidden_command_grant;  // the flags that would show it (command_grant_flags)
   std::string search_path;  // the sandbox's PATH (RunResult::search_path)
   std::string isolation;
+  // The fresh HOME (FsPlan::scratch_home, scratch_setup): its tmpfs arrives on scratch_sock
+  // (Plan::discard_sock) and is listed once the sandbox is gone (RunResult::discarded).
+  std::string scratch_home;
+  std::set<std::string> scratch_setup;
+  sys::UniqueFd scratch_sock;
   bool namespaces = false;
   // The fallback init's sweep signal (fallback_init.h): sent instead of SIGKILL, so that the init
   // kills everything below it before it dies. 0 with namespaces (the pid namespace does it).
@@ -98,8 +104,9 @@ inline Result<void> setup_stdio(Launch& l, Plan& plan) { return l.setup_stdio_im
 // exits leaves them to the kernel). Thread-safe.
 void reap_detached();
 
-// Receives up to `n` descriptors sent with SCM_RIGHTS (the egress listeners).
-std::vector<sys::UniqueFd> receive_fds(int sock, std::size_t n);
+// Receives up to `n` descriptors sent with SCM_RIGHTS (the egress listeners); `flags` for recvmsg
+// (MSG_DONTWAIT: what was sent by now, or nothing).
+std::vector<sys::UniqueFd> receive_fds(int sock, std::size_t n, int flags = 0);
 
 Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOptions& opts);
 Result<void> exec_in_place_impl(const Policy& policy, const RunOptions& opts);

@@ -87,6 +87,12 @@ struct Plan {
   std::string hostname;
   std::vector<MountOp> mounts;
   std::vector<std::string> remount_ro_at_end;  // tmpfs mounts to seal read-only (dst paths)
+  // The fresh HOME's tmpfs (dst path, under kNewRoot): with discard_sock >= 0, a detached clone of
+  // that one mount (open_tree, no submounts) goes to paddock, which lists after the run what was
+  // written there and is discarded with it (discarded_writes.h). Nothing is sent when the clone
+  // cannot be made; the run goes on.
+  std::string discard_root;
+  int discard_sock = -1;
   std::string cwd;
   LandlockPlan landlock;
   std::vector<sock_filter> seccomp;  // BPF program (empty: none)

@@ -211,6 +211,9 @@ class Planner {
       std::string size = policy_.limits.home_size_bytes ? std::to_string(*policy_.limits.home_size_bytes) : default_tmpfs_size();
       add({MountOp::Kind::Tmpfs, "", in_new_root(policy_.home), policy_.home, "mode=0700,size=" + size, false, true});
       ll(policy_.home, private_area(policy_.home));
+      out_.scratch_home = policy_.home;
+      // Only what is bound into it stays writable: a write anywhere else fails (EROFS).
+      if (policy_.refuse_discarded_writes) out_.remount_ro_at_end.push_back(policy_.home);
     }
     if (!tmp_rule) {
       std::string size = policy_.limits.tmp_size_bytes ? std::to_string(*policy_.limits.tmp_size_bytes) : default_tmpfs_size();
@@ -341,6 +344,14 @@ class Planner {
     });
     // "/" is the root tmpfs itself: sealed read-only last.
     out_.remount_ro_at_end.push_back("/");
+    // What paddock itself makes in the fresh HOME (mount points and the directories above them):
+    // not something the command wrote there (discarded_writes.h).
+    if (!out_.scratch_home.empty()) {
+      for (const MountOp& op : ops_) {
+        for (std::string p = op.label; p != out_.scratch_home && is_under(p, out_.scratch_home); p = path::parent(p))
+          out_.scratch_setup.insert(p);
+      }
+    }
     out_.mounts = std::move(ops_);
     return {};
   }

@@ -2,6 +2,7 @@
 // sandbox's root (namespace mode) and the Landlock rules (both modes). Runs in the parent.
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,10 @@ struct FsPlan {
   LandlockPlan landlock;
   std::vector<std::string> warnings;
   std::string policy_file = kPolicyFile;  // where the policy file is inside (namespace mode)
+  // The fresh HOME's tmpfs (its path inside; empty when a rule or mount takes HOME's place), and
+  // the paths in it that the plan itself creates (mount points and the directories above them).
+  std::string scratch_home;
+  std::set<std::string> scratch_setup;
 };
 
 Result<FsPlan> plan_filesystem(const Policy& policy, const FsPlanInputs& in);

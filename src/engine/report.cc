@@ -101,6 +101,13 @@ json run_report(const RunResult& r, const Policy& policy, const std::vector<std:
   json left = json::array();
   for (const LeftBehind& l : r.left_behind) left.push_back({{"path", l.path}, {"what", l.what}, {"action", l.action}});
   j["left_behind"] = std::move(left);
+  if (r.discarded.recorded) {
+    j["discarded_writes"] = {{"entries", r.discarded.entries},
+                             {"bytes", r.discarded.bytes},
+                             {"topmost", r.discarded.tops},
+                             {"paths", r.discarded.paths},
+                             {"complete", r.discarded.complete}};
+  }
   j["check"] = {{"directories_listed", r.check_dirs_listed}, {"directories_unchanged", r.check_dirs_unchanged}};
   if (policy.network.mode == NetMode::Filtered) {
     json network = json::array();

@@ -204,6 +204,8 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   plan.mounts = std::move(fs->mounts);
   plan.remount_ro_at_end = std::move(fs->remount_ro_at_end);
   plan.landlock = std::move(fs->landlock);
+  launch.scratch_home = ns && !plan.exec_in_place ? fs->scratch_home : std::string();
+  launch.scratch_setup = std::move(fs->scratch_setup);
   launch.warnings = fs->warnings;
   launch.warnings.insert(launch.warnings.end(), env_warnings.begin(), env_warnings.end());
   launch.isolation_gaps.clear();
@@ -354,6 +356,16 @@ Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOpt
       plan.net_fd = net_child.get();
     }
 
+    sys::UniqueFd scratch_child;
+    if (ns && !launch->scratch_home.empty()) {
+      int sp[2];
+      if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) return errno_error("socketpair", errno, "run");
+      launch->scratch_sock.reset(sp[0]);
+      scratch_child.reset(move_high(sp[1]));
+      plan.discard_sock = scratch_child.get();
+      plan.discard_root = std::string(kNewRoot) + launch->scratch_home;
+    }
+
     sys::UniqueFd broker_parent, broker_child;
     if (!plan.broker_seccomp.empty()) {
       int sp[2];
@@ -396,6 +408,7 @@ Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOpt
     launch->close_child_side();
     report_w.reset();
     net_child.reset();
+    scratch_child.reset();
     broker_child.reset();
     attach_wait.reset();
     if (attach_go) {

@@ -3,10 +3,12 @@
 // decision log, the wrapper (undo) and the report around it. Nothing printed: lines go to `say`.
 #include "paddock/run.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "engine/net_log.h"
 #include "engine/report.h"
+#include "jail/enclosing_repo.h"
 #include "jail/git_grants.h"
 #include "jail/repository_run.h"
 #include "paddock/jail_backend.h"
@@ -90,10 +92,17 @@ RunOutcome Run::go() {
     builder.cwd_is_jail_workspace();  // it lies in paddock's masked state (paddock/state.h)
   }
   if (req_.configure) {
-    if (auto r = req_.configure(builder, {*ctx_, project ? std::string_view(project->profile) : ""}); !r)
-      return fail(r.error(), 2);
+    const ConfigureContext c{*ctx_, project ? std::string_view(project->profile) : "",
+                             project && !project->home_dir.empty()};
+    if (auto r = req_.configure(builder, c); !r) return fail(r.error(), 2);
   }
-  if (auto r = create_profile_state(builder, ctx_->home); !r) return fail(r.error(), 2);
+  if (!req_.skip_profile_state_because.empty()) {
+    // The grants on that state are *_if_exists: nothing to bind, nothing granted.
+    if (!builder.dirs_to_create().empty() || !builder.files_to_create().empty())
+      say({req_.skip_profile_state_because + ": its state in HOME is not created (nothing is made on the host)"});
+  } else if (auto r = create_profile_state(builder, ctx_->home); !r) {
+    return fail(r.error(), 2);
+  }
   if (project && project->add) project->add(builder);
   if (!project) {
     // In a linked git worktree the repository's git directory lies outside the project: the
@@ -120,6 +129,16 @@ RunOutcome Run::go() {
   if (!policy) return fail(policy.error(), 2);
   out_.policy = std::move(*policy);
   policy_ = &*out_.policy;
+  // A subdirectory of a repository: said, with the top level offered; not defaulted to, which would
+  // make the whole repository (its other projects too) writable when the user named one directory.
+  if (!project) {
+    if (auto top = jail::enclosing_repository_top(policy_->cwd)) {
+      const bool granted = std::any_of(policy_->paths.begin(), policy_->paths.end(), [&](const PathRule& r) {
+        return *top == r.path || top->rfind(r.path == "/" ? r.path : r.path + "/", 0) == 0;
+      });
+      if (!granted) say({jail::enclosing_repository_line(policy_->cwd, *top)});
+    }
+  }
   // The agent profile's own arguments ([command]: Codex told that paddock is its sandbox), said in
   // one line; the user's choices that cannot work inside are warned about now and after the run.
   out_.command = req_.command;

@@ -341,6 +341,11 @@ PolicyBuilder& PolicyBuilder::require_namespaces(bool on) {
   return *this;
 }
 
+PolicyBuilder& PolicyBuilder::refuse_discarded_writes(bool on) {
+  refuse_discarded_writes_ = on;
+  return *this;
+}
+
 PolicyBuilder& PolicyBuilder::profile_name(std::string_view name) {
   profile_ = std::string(name);
   return *this;
@@ -362,6 +367,7 @@ Result<Policy> PolicyBuilder::build() const {
   p.env = env_;
   p.limits = limits_;
   p.require_namespaces = require_namespaces_;
+  p.refuse_discarded_writes = refuse_discarded_writes_;
 
   if (ctx_.cwd.empty() || ctx_.cwd[0] != '/') {
     return make_error("the current directory is not an absolute path", ctx_.cwd);

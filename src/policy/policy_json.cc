@@ -183,6 +183,7 @@ json policy_to_json(const Policy& p) {
   j["limits"] = std::move(limits);
 
   j["require_namespaces"] = p.require_namespaces;
+  j["refuse_discarded_writes"] = p.refuse_discarded_writes;
   j["notes"] = p.notes;
   return j;
 }
@@ -308,6 +309,7 @@ Result<Policy> policy_from_json(const json& j) {
   }
 
   p.require_namespaces = rd.boolean(j, "require_namespaces", "", false);
+  p.refuse_discarded_writes = rd.boolean(j, "refuse_discarded_writes", "", false);
   p.notes = rd.strings(j, "notes", "");
   if (rd.error) return *rd.error;
   return p;

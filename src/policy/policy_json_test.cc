@@ -32,6 +32,7 @@ Policy full_policy() {
   p.limits.max_open_files = 1024;
   p.limits.core_dumps = true;
   p.require_namespaces = true;
+  p.refuse_discarded_writes = true;
   p.notes = {"system path /nix/store is absent on this host; skipped"};
   return p;
 }
@@ -222,6 +223,7 @@ constexpr const char* kSampleJson = R"({
       "reason": "direnv"
     }
   ],
+  "refuse_discarded_writes": true,
   "require_namespaces": true,
   "user": "u",
   "version": "paddock.policy/1"
@@ -247,6 +249,7 @@ constexpr const char* kEmptyJson = R"({
   "paths": [],
   "profile": "",
   "protected": [],
+  "refuse_discarded_writes": false,
   "require_namespaces": false,
   "user": "",
   "version": "paddock.policy/1"

@@ -297,6 +297,8 @@ std::string policy_json_text(const Policy& p) {
   }
   w.end(']');
 
+  w.key("refuse_discarded_writes");
+  w.boolean(p.refuse_discarded_writes);
   w.key("require_namespaces");
   w.boolean(p.require_namespaces);
   w.key("user");

@@ -328,6 +328,7 @@ class ProfileReader {
 
   void sandbox(const toml::table& t) {
     if (auto v = flag(t, "sandbox", "require_namespaces")) b_.require_namespaces(*v);
+    if (auto v = flag(t, "sandbox", "refuse_discarded_writes")) b_.refuse_discarded_writes(*v);
   }
 
   // [command]: arguments put after the agent's name on its command line (PolicyBuilder::CommandSetup).

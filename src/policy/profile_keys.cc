@@ -14,7 +14,7 @@ const std::vector<ProfileTable>& profile_tables() {
       {"limits",
        {"memory", "pids", "cpu", "timeout", "tmp_size", "home_size", "shm_size", "max_file_size", "max_open_files",
         "core_dumps", "best_effort"}},
-      {"sandbox", {"require_namespaces"}},
+      {"sandbox", {"require_namespaces", "refuse_discarded_writes"}},
       {"undo", {"enabled", "excludes", "default_excludes", "max_checkpoints", "max_bytes", "store_quota"}},
       {"command", {"name", "args", "conflicts", "conflict_message"}},
       {"footer", {"quiet"}},

@@ -270,6 +270,86 @@ TEST(CoreProfile, SymlinkedLauncherWorksWithTheSuggestedFlags) {
   }
 }
 
+// A fresh HOME has no ~/.gitconfig: the user's git identity passes (user.name and user.email, as
+// GIT_AUTHOR_* and GIT_COMMITTER_*), and nothing else of the file — a credential helper and an
+// alias beside them are not there; --env wins over it (issue 30 item 6).
+TEST(CoreGit, IdentityPassesAndNothingElseOfTheGitconfig) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  write_file(w.home + "/.gitconfig",
+             "[user]\n\tname = Ada Lovelace\n\temail = ada@example.com\n[credential]\n\thelper = store\n"
+             "[alias]\n\tst = status\n");
+  const std::string script =
+      "git var GIT_AUTHOR_IDENT; git var GIT_COMMITTER_IDENT; git config --get credential.helper; echo helper=$?; "
+      "git config --get alias.st; echo alias=$?";
+  auto p = w.sh(script);
+  ASSERT_EQ(p.code, 0) << describe(p);
+  const std::string ident = "Ada Lovelace <ada@example.com> ";
+  ASSERT_NE(p.out.find(ident), std::string::npos) << describe(p);
+  EXPECT_NE(p.out.find(ident, p.out.find(ident) + 1), std::string::npos) << "committer too: " << describe(p);
+  EXPECT_TRUE(contains(p.out, "helper=1\n")) << describe(p);
+  EXPECT_TRUE(contains(p.out, "alias=1\n")) << describe(p);
+  auto own = w.sh("git var GIT_AUTHOR_IDENT", {"--env", "GIT_AUTHOR_NAME=Someone Else"});
+  ASSERT_EQ(own.code, 0) << describe(own);
+  EXPECT_TRUE(contains(own.out, "Someone Else <ada@example.com> ")) << describe(own);
+}
+
+// Started from a repository's subdirectory, paddock says so and offers the top level, found as git
+// finds it (a `.git` file with gitdir: included); --allow TOP makes git work inside. And
+// `git config user.name x` on the held .git/config is explained in the footer (issue 30 item 6).
+TEST(CoreGit, AnEnclosingRepositoryIsNamedAndHeldFilesExplained) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  // The repository's git directory elsewhere, reached through a `.git` file: a shape-guessing
+  // search for a `.git` directory would miss it.
+  auto init = run({"/usr/bin/git", "init", "-q", "--separate-git-dir", w.home + "/gitdir", w.project});
+  ASSERT_EQ(init.code, 0) << describe(init);
+  make_dirs(w.project + "/sub");
+  RunOpts o = w.opts();
+  o.cwd = w.project + "/sub";
+  auto p = w.paddock({"run", "--", "/bin/true"}, o);
+  ASSERT_EQ(p.code, 0) << describe(p);
+  EXPECT_TRUE(contains(p.err, "[paddock] the project " + w.project + "/sub lies inside the git repository " + w.project +
+                                  ", which the sandbox does not see")) << describe(p);
+  EXPECT_TRUE(contains(p.err, "--allow " + w.project)) << describe(p);
+  auto at_top = w.paddock({"run", "--", "/bin/true"});
+  EXPECT_FALSE(contains(at_top.err, "lies inside the git repository")) << describe(at_top);
+
+  World w2;
+  auto init2 = run({"/usr/bin/git", "init", "-q", w2.project});
+  ASSERT_EQ(init2.code, 0) << describe(init2);
+  auto held = w2.paddock({"run", "--", "git", "config", "user.name", "x"});
+  EXPECT_NE(held.code, 0) << describe(held);
+  EXPECT_TRUE(contains(held.err, "Device or resource busy")) << "git's own error: " << describe(held);
+  EXPECT_TRUE(contains(held.err, "Held read-only (the host runs them later): ")) << describe(held);
+  EXPECT_TRUE(contains(held.err, "replacing it (git config, an editor's save) with \"Device or resource busy\""))
+      << describe(held);
+}
+
+// `paddock run -- claude` with Claude Code not installed leaves nothing on the host (no
+// ~/.claude, no ~/.claude.json) and says why; installed (a launcher on PATH), its state is made as
+// before (issue 30 item 9a).
+TEST(CoreProfile, AgentStateIsMadeOnlyWhenTheAgentIsInstalled) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  RunOpts o = w.opts();
+  o.env["PATH"] = "/usr/bin:/bin";
+  auto missing = w.paddock({"run", "--", "claude"}, o);
+  EXPECT_EQ(missing.code, 127) << describe(missing);
+  EXPECT_TRUE(contains(missing.err, "[paddock] claude is not on PATH: its state in HOME is not created")) << describe(missing);
+  EXPECT_FALSE(exists(w.home + "/.claude"));
+  EXPECT_FALSE(exists(w.home + "/.claude.json"));
+
+  write_file(w.project + "/bin/claude", "#!/bin/sh\necho started\n", 0755);
+  o.env["PATH"] = w.project + "/bin:/usr/bin:/bin";
+  auto installed = w.paddock({"run", "--", "claude"}, o);
+  EXPECT_EQ(installed.code, 0) << describe(installed);
+  EXPECT_EQ(installed.out, "started\n") << describe(installed);
+  EXPECT_FALSE(contains(installed.err, "not on PATH")) << describe(installed);
+  EXPECT_TRUE(exists(w.home + "/.claude/plugins"));
+  EXPECT_EQ(read_file(w.home + "/.claude.json"), "{}");
+}
+
 // An agent's state directory is created before its first run, so a login made inside persists
 // (issue 13); a symlink planted where it would be is refused, never followed.
 TEST(CoreProfile, AgentStateDirectoryIsCreatedAndKept) {

@@ -71,6 +71,48 @@ TEST(CoreFs, HomeIsFreshAndEmpty) {
   EXPECT_FALSE(exists(w.home + "/dropped.txt"));
 }
 
+// Writes outside every host-backed path land in the fresh HOME and are gone at exit: said after
+// the run, in the footer and the report, even when the command succeeds (what paddock made there
+// itself, the masks' mount points, and the private /tmp are not listed). With
+// --refuse-discarded-writes, or a profile's [sandbox] refuse_discarded_writes, they fail instead
+// and the project stays writable (issue 30 item 1).
+TEST(CoreFs, DiscardedWritesAreNamedOrRefused) {
+  KTEST_REQUIRE_BINARIES();
+  World w;
+  const std::string report = w.root.path() + "/report.json";
+  auto p = w.sh("echo x > ../sibling.txt && mkdir -p ~/.cache/tool && echo abc > ~/.cache/tool/data && "
+                "echo t > /tmp/scratch",
+                {"--report", report});
+  ASSERT_EQ(p.code, 0) << describe(p);
+  EXPECT_FALSE(exists(w.home + "/sibling.txt"));
+  EXPECT_TRUE(contains(p.err, "[paddock] discarded at exit: 4 entries (6 bytes) written outside every host-backed "
+                              "path, in the sandbox's fresh ~: ~/.cache/, ~/sibling.txt\n"))
+      << describe(p);
+  EXPECT_TRUE(contains(p.err, "--refuse-discarded-writes")) << describe(p);
+  EXPECT_FALSE(contains(p.err, "scratch")) << describe(p);
+  const std::string text = read_file(report);
+  EXPECT_TRUE(contains(text, "\"discarded_writes\": {")) << text;
+  EXPECT_TRUE(contains(text, "\"entries\": 4")) << text;
+  EXPECT_TRUE(contains(text, "\"bytes\": 6")) << text;
+  EXPECT_TRUE(contains(text, "\"" + w.home + "/sibling.txt\"")) << text;
+
+  auto quiet = w.sh("true");
+  ASSERT_EQ(quiet.code, 0) << describe(quiet);
+  EXPECT_FALSE(contains(quiet.err, "discarded")) << describe(quiet);
+
+  write_file(w.home + "/.config/paddock/profiles/strict.toml", "[sandbox]\nrefuse_discarded_writes = true\n");
+  for (const std::vector<std::string>& flags :
+       {std::vector<std::string>{"--refuse-discarded-writes"}, std::vector<std::string>{"--profile", "strict"}}) {
+    auto r = w.sh("echo x > ../sibling.txt; echo rc=$?; echo y > inproj.txt", flags);
+    EXPECT_EQ(r.code, 0) << flags[0] << ": " << describe(r);
+    EXPECT_FALSE(contains(r.out, "rc=0")) << flags[0] << ": " << describe(r);
+    EXPECT_TRUE(contains(r.err, "Read-only file system")) << flags[0] << ": " << describe(r);
+    EXPECT_FALSE(contains(r.err, "discarded")) << flags[0] << ": " << describe(r);
+    EXPECT_EQ(read_file(w.project + "/inproj.txt"), "y\n") << flags[0];
+    ::unlink((w.project + "/inproj.txt").c_str());
+  }
+}
+
 TEST(CoreFs, ReadFlagBindsReadOnly) {
   KTEST_REQUIRE_BINARIES();
   World w;
