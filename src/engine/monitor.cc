@@ -275,6 +275,7 @@ void Launch::reset_for_retry() {
   pty_sock_.reset();
   child_side_.clear();
   pty_mode_ = false;
+  denylist.reset();  // the failed attempt's listener: nobody calls through it again
   if (!fallback_dir.empty()) {
     remove_fallback_dir(fallback_dir);
     fallback_dir.clear();
@@ -604,6 +605,8 @@ Result<RunResult> Launch::wait() {
     }
   }
   broker.reset();  // every sandboxed process is gone
+  denylist.reset();
+  res.denials = denials->lines();
   // What the host would run or trust later: checked once every sandboxed process is gone.
   if (watch) {
     gate::WalkCost cost;

@@ -24,6 +24,7 @@
 #include "engine/plan_builder.h"
 #include "engine/pty.h"
 #include "engine/seccomp_policy.h"
+#include "supervisor/denial.h"
 #include "net/proxy_env.h"
 #include "paddock/features.h"
 #include "paddock/sandbox.h"
@@ -219,7 +220,12 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   // The network's isolation, one decision for the seccomp rule and the clone flags below.
   const NetIsolation net = net_isolation(policy.network.mode, ns);
   if (feat.seccomp_filter) {
-    auto prog = seccomp_program({net.deny_inet_sockets});
+    // The denylist's refusals are counted by name where a paddock remains to answer them and the
+    // task's one listener is free: with namespaces (the fallback's broker holds its listener) and
+    // without --exec. Elsewhere the same list refuses in BPF alone, uncounted.
+    launch.denylist_notify = ns && !plan.exec_in_place && feat.seccomp_user_notif;
+    launch.seccomp_options = {net.deny_inet_sockets, launch.denylist_notify};
+    auto prog = seccomp_program(launch.seccomp_options);
     plan.seccomp.assign(prog.begin(), prog.end());
   }
   // Without namespaces: no unix sockets by path, and metadata changes brokered (fallback_broker.h).
@@ -278,13 +284,19 @@ Result<std::unique_ptr<Launch>> prepare(const Policy& policy, const RunOptions& 
   launch->policy_copy = policy;
   launch->policy = &launch->policy_copy;
   launch->opts = opts;
+  if (opts.on_denial) launch->denials->set_listener(opts.on_denial);
   launch->start_time = std::chrono::steady_clock::now();
   launch->uid = getuid();
   launch->gid = getgid();
   launch->watch = gate::Check::before_run(policy, opts.mounts, opts.state_dir);
   if (policy.network.mode == NetMode::Filtered) {
     launch->egress_options.resolve = opts.test_resolve;
-    launch->egress_options.on_decision = opts.on_network_decision;
+    // Every refusal also goes to the session's denials, as it happens.
+    launch->egress_options.on_decision = [denials = launch->denials.get(),
+                                          user = opts.on_network_decision](const NetworkDecision& d) {
+      if (!d.allowed) denials->record(supervisor::from_network(d));
+      if (user) user(d);
+    };
     auto ef = net::create_egress_filter(policy.network, launch->egress_options);
     if (!ef) return std::move(ef).take_error();
     launch->egress = std::move(ef.value());
@@ -354,6 +366,15 @@ Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOpt
       plan.net_fd = net_child.get();
     }
 
+    sys::UniqueFd denylist_parent, denylist_child;
+    if (launch->denylist_notify) {
+      int sp[2];
+      if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) return errno_error("socketpair", errno, "run");
+      denylist_parent.reset(sp[0]);
+      denylist_child.reset(move_high(sp[1]));
+      plan.denylist_fd = denylist_child.get();
+    }
+
     sys::UniqueFd broker_parent, broker_child;
     if (!plan.broker_seccomp.empty()) {
       int sp[2];
@@ -397,6 +418,7 @@ Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOpt
     report_w.reset();
     net_child.reset();
     broker_child.reset();
+    denylist_child.reset();
     attach_wait.reset();
     if (attach_go) {
       if (auto r = launch->resources->attach(launch->child_pid); !r) {
@@ -407,6 +429,16 @@ Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOpt
       attach_go.reset();
     }
     launch->resources->started(launch->child_pid);
+    if (denylist_parent) {
+      // The listener comes once the child has its filter; without it (the child failed first)
+      // nobody listens and every denylisted call fails with ENOSYS: still refused.
+      auto fds = receive_fds(denylist_parent.get(), 1);
+      if (fds.size() == 1) {
+        auto s = DenylistSupervisor::start(std::move(fds[0]), launch->seccomp_options, launch->denials.get());
+        if (!s) return std::move(s).take_error();
+        launch->denylist = std::move(*s);
+      }
+    }
     if (broker_parent) {
       // The listener comes once the child has its filters; without it (the child failed first)
       // nobody listens and the brokered calls fail with ENOSYS: closed, not open.

@@ -1,5 +1,6 @@
 #include "supervisor/denial.h"
 
+#include "net/decision_log.h"
 #include "net/host_rule.h"
 
 namespace paddock {
@@ -72,9 +73,11 @@ Denial from_decision(const Decision& d) {
 Denial from_network(const NetworkDecision& d) {
   Denial out;
   out.layer = Denial::Layer::Egress;
-  out.what = net::join_host_port(d.host, d.port);
+  // The egress filter records names through net::printable(); the denial keeps the bytes (its
+  // printers escape them: sys::display, the JSON serializer).
+  out.what = net::join_host_port(net::from_printable(d.host), d.port);
   out.op = d.protocol == "dns" ? "resolve" : "connect";
-  out.rule = d.reason;
+  out.rule = net::from_printable(d.reason);
   out.allow_with = d.allow_with;
   out.count = d.count;
   return out;
@@ -85,7 +88,7 @@ Denial from_syscall(std::string_view label, std::string_view error, std::string_
   out.layer = Denial::Layer::Seccomp;
   out.what = std::string(label);
   out.op = "syscall";
-  out.rule = "seccomp denylist (" + std::string(error) + "): " + std::string(why);
+  out.rule = "denylist (" + std::string(error) + "): " + std::string(why);
   return out;
 }
 

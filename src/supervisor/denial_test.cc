@@ -101,13 +101,13 @@ TEST(Denial, FromSyscallNamesTheEntryAndNoFlag) {
   EXPECT_EQ(d.layer, Denial::Layer::Seccomp);
   EXPECT_EQ(d.what, "unshare(CLONE_NEWUSER)");
   EXPECT_EQ(d.op, "syscall");
-  EXPECT_EQ(d.rule, "seccomp denylist (EPERM): new namespaces");
+  EXPECT_EQ(d.rule, "denylist (EPERM): new namespaces");
   EXPECT_TRUE(d.allow_with.empty());
   d.count = 3;
   d.pid = 7;
   d.comm = "sh";
   EXPECT_EQ(describe(d),
-            "refused syscall unshare(CLONE_NEWUSER) [seccomp: seccomp denylist (EPERM): new namespaces] x3, "
+            "refused syscall unshare(CLONE_NEWUSER) [seccomp: denylist (EPERM): new namespaces] x3, "
             "first by pid 7 (sh); no flag allows it");
 }
 
