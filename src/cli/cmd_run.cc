@@ -13,6 +13,7 @@
 
 #include "cli/arg_values.h"
 #include "cli/commands.h"
+#include "cli/denials_log.h"
 #include "cli/run_command.h"
 #include "cli/footer.h"
 #include "cli/limit_flags.h"
@@ -30,6 +31,7 @@
 #include "paddock/sandbox.h"
 #include "paddock/why.h"
 #include "sys/anchored_dir.h"
+#include "sys/display.h"
 #include "sys/state_dir.h"
 #include "sys/unique_fd.h"
 
@@ -89,6 +91,16 @@ Result<std::function<void(const NetworkDecision&)>> open_net_log(const std::stri
     // One write per line, O_APPEND: lines never interleave, even with another writer.
     (void)!::write(log->fd.get(), text.data(), text.size());
   });
+}
+
+// Where the command can write, it can rewrite a log too: say so rather than let a user trust it.
+// (A sandbox-private area such as /tmp is another file inside: not this one.)
+void warn_if_writable_inside(const char* flag, const std::string& path, const Policy& policy) {
+  Decision d = explain_path(policy, path, Op::Write, *real_fs());
+  if (d.allowed && d.kind == Decision::Kind::Rule) {
+    std::fprintf(stderr, "[paddock] warning: %s %s is writable inside the sandbox: the command can alter it\n", flag,
+                 sys::display(path).c_str());
+  }
 }
 
 }  // namespace
@@ -216,8 +228,9 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
       print_error(jail.error());
       return 2;
     }
-    if (f.exec || !f.net_log.empty() || !f.limits.report.empty() || f.undo.enabled) {
-      print_error(make_error("--exec, --net-log, --report and --undo need the native backend", "--backend " + f.backend));
+    if (f.exec || !f.net_log.empty() || !f.denials.empty() || !f.limits.report.empty() || f.undo.enabled) {
+      print_error(make_error("--exec, --net-log, --denials, --report and --undo need the native backend",
+                             "--backend " + f.backend));
       return 2;
     }
     jail::RunOpts jo;
@@ -256,13 +269,16 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
       return 2;
     }
     opts.on_network_decision = std::move(*log);
-    // Where the command can write, it can rewrite the log too: say so rather than let a user trust it.
-    // (A sandbox-private area such as /tmp is another file inside: not this one.)
-    Decision d = explain_path(*policy, f.net_log, Op::Write, *real_fs());
-    if (d.allowed && d.kind == Decision::Kind::Rule) {
-      std::fprintf(stderr, "[paddock] warning: --net-log %s is writable inside the sandbox: the command can alter it\n",
-                   f.net_log.c_str());
+    warn_if_writable_inside("--net-log", f.net_log, *policy);
+  }
+  if (!f.denials.empty()) {
+    auto log = open_denials_log(f.denials);
+    if (!log) {
+      print_error(log.error());
+      return 2;
     }
+    opts.on_denial = std::move(*log);
+    warn_if_writable_inside("--denials", f.denials, *policy);
   }
   // The report's directory is taken now, before the sandbox exists: the command may be able to
   // write there and swap it for a symlink; the report is then written relative to this descriptor.
@@ -281,6 +297,11 @@ int run_command(const RunFlags& f, const RunExtras* extras) {
     }
     report_dir = std::move(*dir);
     report_name = parts->second;
+  }
+  if (f.exec && !f.denials.empty()) {
+    print_error(make_error("--denials needs the parent that stays behind to record what is refused; --exec removes it",
+                           "--exec --denials", "drop one of them"));
+    return 2;
   }
   if (f.exec && undo_flags.enabled) {
     print_error(make_error("--undo needs the parent that stays behind to take the last snapshot; --exec removes it",
@@ -399,6 +420,9 @@ void add_run_flags(CLI::App* cmd, RunFlags& f) {
                      "(docs/jails.md; default: native, or a jail's own)");
   values(cmd->add_option("--net-log", flags->net_log,
                          "Filtered network: append each allow/deny decision to FILE as a JSON line, as it happens"),
+         ValueKind::File, "FILE");
+  values(cmd->add_option("--denials", flags->denials,
+                         "Append what the sandbox is refused to FILE as JSON lines, as it happens (docs/supervisor.md)"),
          ValueKind::File, "FILE");
   cmd->add_flag("--undo", flags->undo.enabled,
                 "Snapshot the writable paths before and after the run: paddock undo shows and takes back its changes");
