@@ -51,6 +51,10 @@ class Launch final : public Execution {
   std::unique_ptr<supervisor::DenialLog> denials = std::make_unique<supervisor::DenialLog>();
   std::unique_ptr<DenylistSupervisor> denylist;
   bool denylist_notify = false;
+  // The session's record bound read-only inside (namespace mode): its private directory, removed
+  // at the end, and paddock's descriptor to append to it.
+  std::string denials_dir;
+  sys::UniqueFd denials_fd;
   SeccompOptions seccomp_options;
   // What the run may leave behind for the host (src/gate/): taken before the sandbox starts.
   std::optional<gate::Check> watch;  // the gate at the end of the run (src/gate/gate.h)

@@ -28,6 +28,9 @@ struct FsPlanInputs {
   std::string fallback_home, fallback_tmp, fallback_policy_file;
   std::vector<SandboxMount> extra_mounts;  // RunOptions::mounts
   std::string checkpoint_socket;           // RunOptions::checkpoint_socket
+  // Namespace mode: the session's denials as paddock writes them (host path), bound read-only at
+  // <paddock dir>/denials.jsonl for `paddock why --self --denials` inside (docs/supervisor.md).
+  std::string denials_file;
 };
 
 struct FsPlan {
@@ -36,6 +39,7 @@ struct FsPlan {
   LandlockPlan landlock;
   std::vector<std::string> warnings;
   std::string policy_file = kPolicyFile;  // where the policy file is inside (namespace mode)
+  std::string denials_file;               // where the denials file is inside, when bound
 };
 
 Result<FsPlan> plan_filesystem(const Policy& policy, const FsPlanInputs& in);

@@ -167,6 +167,17 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   fin.namespaces = ns;
   fin.extra_mounts = opts.mounts;
   if (ns) fin.checkpoint_socket = opts.checkpoint_socket;
+  if (ns && !plan.exec_in_place) {
+    // The session's denials for `paddock why --self --denials` inside: a file in a private
+    // directory, bound read-only into the sandbox; the DenialLog's listener appends to it.
+    char tmpl[] = "/tmp/paddock-denials-XXXXXX";
+    if (!mkdtemp(tmpl)) return errno_error("mkdtemp", errno, "/tmp");
+    launch.denials_dir = tmpl;
+    fin.denials_file = launch.denials_dir + "/denials.jsonl";
+    launch.denials_fd.reset(
+        open(fin.denials_file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644));
+    if (!launch.denials_fd) return errno_error("create the denials record", errno, fin.denials_file);
+  }
   std::string policy_json = opts.expose_policy ? policy_json_text(policy) + "\n" : "";
   if (ns) {
     fin.policy_json = policy_json;
@@ -202,6 +213,7 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   auto fs = plan_filesystem(policy, fin);
   if (!fs) return std::move(fs).take_error();
   if (ns && opts.expose_policy) set_env(env, "PADDOCK_POLICY", fs->policy_file);
+  if (!fs->denials_file.empty()) set_env(env, "PADDOCK_DENIALS", fs->denials_file);
   plan.mounts = std::move(fs->mounts);
   plan.remount_ro_at_end = std::move(fs->remount_ro_at_end);
   plan.landlock = std::move(fs->landlock);
@@ -284,7 +296,15 @@ Result<std::unique_ptr<Launch>> prepare(const Policy& policy, const RunOptions& 
   launch->policy_copy = policy;
   launch->policy = &launch->policy_copy;
   launch->opts = opts;
-  if (opts.on_denial) launch->denials->set_listener(opts.on_denial);
+  // Each denial line goes to the session's record (read-only inside, once a namespace run binds
+  // it) and to the caller's callback.
+  launch->denials->set_listener([l = launch.get(), user = opts.on_denial](const Denial& d) {
+    if (l->denials_fd) {
+      std::string text = supervisor::to_json(d).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+      (void)!::write(l->denials_fd.get(), text.data(), text.size());
+    }
+    if (user) user(d);
+  });
   launch->start_time = std::chrono::steady_clock::now();
   launch->uid = getuid();
   launch->gid = getgid();

@@ -68,6 +68,35 @@ TEST(Denials, DenylistedSyscallIsNamedWithItsCount) {
   EXPECT_FALSE(contains(r.err, "may be due to")) << describe(r);
 }
 
+// From inside: `paddock why --self --denials` reads the session's record, which the sandbox can
+// read but not change (a read-only bind: no new door out, nothing to write policy through).
+TEST(Denials, TheSandboxReadsItsOwnRecordAndCannotWriteIt) {
+  KTEST_REQUIRE_BINARIES();
+  if (!user_namespaces_work()) GTEST_SKIP() << "recorded with namespaces only";
+  World w;
+  const std::string bindir = paddock_bin().substr(0, paddock_bin().rfind('/'));
+  auto r = w.sh(w.probe + " unshare-user; " + w.probe + " unshare-user; " + paddock_bin() +
+                    " why --self --denials --json; echo forged >> \"$PADDOCK_DENIALS\"; echo write=$?; " +
+                    "chmod 666 \"$PADDOCK_DENIALS\"; echo chmod=$?; " + paddock_bin() + " why --self --denials",
+                {"--read", bindir});
+  EXPECT_EQ(r.code, 0) << describe(r);
+  auto start = r.out.find('[');
+  auto end = r.out.find("\n]");
+  ASSERT_NE(start, std::string::npos) << describe(r);
+  ASSERT_NE(end, std::string::npos) << describe(r);
+  auto j = nlohmann::json::parse(r.out.substr(start, end + 2 - start), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << describe(r);
+  nlohmann::json record;
+  record["denials"] = j;
+  const nlohmann::json* u = find_denial(record, "unshare(CLONE_NEWUSER)");
+  ASSERT_NE(u, nullptr) << describe(r);
+  EXPECT_EQ((*u)["count"], 2) << describe(r);
+  EXPECT_FALSE(contains(r.out, "write=0")) << describe(r);
+  EXPECT_FALSE(contains(r.out, "chmod=0")) << describe(r);
+  EXPECT_FALSE(contains(r.out, "forged")) << describe(r);
+  EXPECT_TRUE(contains(r.out, "refused syscall unshare(CLONE_NEWUSER) [seccomp: denylist (EPERM): ")) << describe(r);
+}
+
 // Nothing refused, nothing recorded: the footer keeps its guess and the report's list is empty.
 TEST(Denials, NothingRefusedKeepsTheGuess) {
   KTEST_REQUIRE_BINARIES();
