@@ -18,6 +18,7 @@ struct Features {
   int landlock_abi = 0;          // 0: unavailable
   std::string landlock_detail;
   bool seccomp_filter = false;
+  bool seccomp_user_notif = false;  // SECCOMP_RET_USER_NOTIF: the denylist's refusals counted by name
   bool no_new_privs = false;
   bool mount_setattr = false;    // recursive read-only binds
   bool clone3 = false;

@@ -68,6 +68,7 @@ struct RunRequest {
   bool exec = false;  // replace this process with the command (exec_in_place): no parent stays
   bool pty = true;
   std::string net_log;  // "": none; else the file each egress decision is appended to
+  std::string denials;  // "": none; else the file each refusal is appended to (paddock.denial/1)
   std::string report;   // "": none; else the file the run report is written to
   bool undo = false;    // undo asked for by the caller (a profile's [undo] enabled asks too)
   RunWrapper wrapper;   // what undo does around the run

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "paddock/features.h"
+#include "paddock/denial.h"
 #include "paddock/network_decision.h"
 #include "paddock/policy.h"
 #include "paddock/result.h"
@@ -108,6 +109,10 @@ struct RunOptions {
   // Filtered network: called for each decision of the egress filter as it happens (count 1),
   // from the filter's threads, one call at a time. The connection waits for it: keep it short.
   std::function<void(const NetworkDecision&)> on_network_decision;
+  // Called with a denial's aggregated line when it is first met and each time its count reaches a
+  // power of two (supervisor/denial_log.h), from paddock's own threads, serialised. Its strings
+  // may carry what the sandbox chose: escape them before printing.
+  std::function<void(const Denial&)> on_denial;
 };
 
 // How one requested limit was enforced (for the report and the footer).
@@ -168,6 +173,9 @@ struct RunResult {
   std::string search_path;  // the PATH the sandbox's command was looked up in (and ran with)
   std::vector<std::string> denied_hosts;  // network: "host:port" the egress filter refused
   std::vector<NetworkDecision> network;   // network: every decision of the egress filter
+  // What the sandbox was refused, exactly, aggregated (paddock/denial.h, docs/supervisor.md): the
+  // seccomp denylist's refusals by name (with namespaces, without --exec) and the egress filter's.
+  std::vector<Denial> denials;
   bool timed_out = false;
   bool oom = false;       // killed by the memory limit
   bool cancelled = false;

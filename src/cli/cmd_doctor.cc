@@ -111,6 +111,13 @@ int do_doctor(bool json) {
   if (f.landlock_abi > 0) std::printf("  landlock:          ABI %d\n", f.landlock_abi);
   else std::printf("  landlock:          no — %s\n", f.landlock_detail.c_str());
   std::printf("  seccomp filters:   %s\n", yes(f.seccomp_filter));
+  // docs/supervisor.md: the denylist's refusals counted by name take the task's one listener.
+  if (f.seccomp_user_notif) {
+    std::printf("  denied syscalls:   counted by name (seccomp user notification, with namespaces and without --exec);\n"
+                "                     a program inside cannot install a seccomp listener of its own (EBUSY)\n");
+  } else {
+    std::printf("  denied syscalls:   refused, not counted (no seccomp user notification here)\n");
+  }
   std::printf("  mount_setattr:     %s\n", yes(f.mount_setattr));
   std::string ctrls;
   for (const auto& c : f.cgroup_controllers) ctrls += (ctrls.empty() ? "" : ",") + c;

@@ -45,6 +45,7 @@ Result<RunRequest> run_request_from(const RunFlags& f) {
   req.exec = f.exec;
   req.pty = !f.no_pty;
   req.net_log = f.net_log;
+  req.denials = f.denials;
   req.report = f.limits.report;
   req.undo = f.undo.enabled;
   UndoRunFlags undo_flags = f.undo;
@@ -181,6 +182,9 @@ void add_run_flags(CLI::App* cmd, RunFlags& f) {
                      "(docs/jails.md; default: native, or a jail's own)");
   values(cmd->add_option("--net-log", flags->net_log,
                          "Filtered network: append each allow/deny decision to FILE as a JSON line, as it happens"),
+         ValueKind::File, "FILE");
+  values(cmd->add_option("--denials", flags->denials,
+                         "Append what the sandbox is refused to FILE as JSON lines, as it happens (docs/supervisor.md)"),
          ValueKind::File, "FILE");
   cmd->add_flag("--undo", flags->undo.enabled,
                 "Snapshot the writable paths before and after the run: paddock undo shows and takes back its changes");

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/net_flags.h"
 #include "cli/policy_flags.h"
+#include "cli/self_denials.h"
 #include "net/domain_policy.h"
 #include "net/host_rule.h"
 #include "paddock/sandbox.h"
@@ -25,6 +26,7 @@ struct WhyFlags {
   std::string op = "read";
   bool self = false;
   bool json = false;
+  bool denials = false;
 };
 
 int fail(const Error& e) {
@@ -46,6 +48,10 @@ Result<Policy> self_policy() {
 }
 
 int do_why(const WhyFlags& f) {
+  if (f.denials) {
+    if (!f.self) return fail(make_error("--denials reads this session's record from inside: add --self", "--denials"));
+    return print_self_denials(f.json);
+  }
   auto op = parse_op(f.op);
   if (!op) return fail(op.error());
   Result<Policy> policy = make_error("unset");
@@ -109,6 +115,8 @@ void register_why(CLI::App& app) {
   one_of(cmd->add_option("--op", flags->op, "The access to ask about"), {"read", "write", "exec"});
   cmd->add_flag("--self", flags->self, "Answer from inside a sandbox, from the policy in PADDOCK_POLICY");
   cmd->add_flag("--json", flags->json, "Stable JSON output (docs/why.md)");
+  cmd->add_flag("--denials", flags->denials,
+                "With --self: what this session was refused so far, from paddock's read-only record (docs/supervisor.md)");
   add_policy_flags(cmd, flags->policy);
   add_net_flags(cmd, flags->net);
   cmd->footer("Exit status: 0 allowed, 1 denied, 2 usage or policy error.");

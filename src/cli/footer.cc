@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "supervisor/denial.h"
 #include "sys/display.h"
 
 namespace paddock::cli {
@@ -43,6 +44,23 @@ std::string exit_code_meaning(const RunResult& r) {
 }
 
 }  // namespace
+
+std::vector<std::string> denial_lines(const std::vector<Denial>& denials) {
+  // The egress filter's refusals have their own lines (`network: blocked ...`, from extra).
+  constexpr std::size_t kShown = 10;
+  std::vector<std::string> out;
+  std::size_t more = 0;
+  for (const Denial& d : denials) {
+    if (d.layer == Denial::Layer::Egress) continue;
+    if (out.size() == kShown) {
+      ++more;
+      continue;
+    }
+    out.push_back("  " + supervisor::describe(d));
+  }
+  if (more > 0) out.push_back("  " + std::to_string(more) + " more refusals; --report FILE or --denials FILE lists them");
+  return out;
+}
 
 std::vector<std::string> left_behind_lines(const std::vector<LeftBehind>& left) {
   std::vector<std::string> out;
@@ -86,8 +104,10 @@ std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const
         out.push_back("Command exited with code 0, but the sandbox limited it:");
         break;
       }
+      // Exact when paddock recorded refusals; a guess only when it recorded none.
       out.push_back("Command exited with code " + std::to_string(r.exit_code) + exit_code_meaning(r) +
-                    ". This may be due to sandbox restrictions.");
+                    (r.denials.empty() ? ". This may be due to sandbox restrictions."
+                                       : ". During the run the sandbox refused:"));
       break;
     case RunResult::Status::Signaled:
       out.push_back("Command was killed by signal " + std::to_string(r.signal) + ".");
@@ -96,6 +116,7 @@ std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const
       out.push_back(r.failure_message());
       break;
   }
+  for (const auto& d : denial_lines(r.denials)) out.push_back(d);
   for (const auto& e : extra) out.push_back(e);
   out.push_back("");
   out.push_back("Sandbox policy:");

@@ -16,6 +16,11 @@ namespace paddock::cli {
 std::vector<std::string> footer_lines(const RunResult& r, const Policy& p, const std::vector<std::string>& extra,
                                       const std::string& home_from = {});
 
+// The footer's exact lines for what the sandbox was refused (RunResult::denials), each with the
+// narrowest flag that allows it or "no flag allows it"; the egress filter's are left to the
+// `network: blocked` lines. Raw: printed through print_prefixed (sys::display).
+std::vector<std::string> denial_lines(const std::vector<Denial>& denials);
+
 // What the run left where the host runs or trusts it later (RunResult::left_behind), one block
 // on stderr that cannot be missed; nothing when the list is empty.
 std::vector<std::string> left_behind_lines(const std::vector<LeftBehind>& left);

@@ -95,3 +95,61 @@ TEST(Footer, GrantsNameAllowDomainAndShellCodesAreExplained) {
 
 }  // namespace
 }  // namespace paddock::cli
+
+namespace paddock::cli {
+namespace {
+
+Denial seccomp_refusal(const std::string& what, std::uint64_t count) {
+  Denial d;
+  d.layer = Denial::Layer::Seccomp;
+  d.what = what;
+  d.op = "syscall";
+  d.rule = "denylist (EPERM): changing mounts";
+  d.count = count;
+  d.pid = 4;
+  d.comm = "sh";
+  return d;
+}
+
+// Issue 28: exact lines when paddock recorded refusals; "may be due to" only when it recorded none.
+TEST(Footer, RecordedRefusalsReplaceTheGuess) {
+  RunResult r;
+  r.status = RunResult::Status::Exited;
+  r.exit_code = 1;
+  auto guess = footer_lines(r, filtered_policy(), {});
+  EXPECT_TRUE(has(guess, "This may be due to sandbox restrictions."));
+  r.denials.push_back(seccomp_refusal("mount", 3));
+  auto l = footer_lines(r, filtered_policy(), {});
+  EXPECT_FALSE(has(l, "may be due to"));
+  EXPECT_EQ(l[0], "Command exited with code 1. During the run the sandbox refused:");
+  EXPECT_EQ(l[1], "  refused syscall mount [seccomp: denylist (EPERM): changing mounts] x3, first by pid 4 (sh); "
+                  "no flag allows it");
+  Denial hidden;
+  hidden.layer = Denial::Layer::MountHidden;
+  hidden.what = "/srv/data";
+  hidden.op = "read";
+  hidden.rule = "outside every rule (not in the sandbox)";
+  hidden.allow_with = "--read /srv/data";
+  hidden.count = 1;
+  r.denials.push_back(hidden);
+  l = footer_lines(r, filtered_policy(), {});
+  EXPECT_TRUE(has(l, "refused read /srv/data [mount-hidden: outside every rule (not in the sandbox)]; allow with --read /srv/data"));
+}
+
+// The egress filter's refusals keep their `network: blocked` lines (from extra), once.
+TEST(Footer, EgressRefusalsAreNotRepeated) {
+  Denial net;
+  net.layer = Denial::Layer::Egress;
+  net.what = "evil.example:443";
+  net.op = "connect";
+  net.count = 1;
+  EXPECT_TRUE(denial_lines({net}).empty());
+  std::vector<Denial> many;
+  for (int i = 0; i < 13; ++i) many.push_back(seccomp_refusal("call" + std::to_string(i), 1));
+  auto l = denial_lines(many);
+  ASSERT_EQ(l.size(), 11u);
+  EXPECT_EQ(l.back(), "  3 more refusals; --report FILE or --denials FILE lists them");
+}
+
+}  // namespace
+}  // namespace paddock::cli

@@ -26,6 +26,7 @@ struct RunFlags {
   bool exec = false;
   bool no_pty = false;
   std::string net_log;  // --net-log FILE
+  std::string denials;  // --denials FILE (docs/supervisor.md)
   std::string backend;  // --backend NAME: "" or native is paddock's engine (paddock/jail_backend.h)
   UndoRunFlags undo;    // --undo, --undo-exclude (docs/undo.md)
   std::string undo_max_bytes;  // --undo-max-bytes SIZE (into undo.max_bytes)

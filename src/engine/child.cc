@@ -417,7 +417,16 @@ void apply_seccomp(const Plan& plan) {
   struct sock_fprog prog;
   prog.len = static_cast<unsigned short>(plan.seccomp.size());
   prog.filter = const_cast<sock_filter*>(plan.seccomp.data());
-  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0) fail("seccomp", "");
+  // The notify variant's listener goes to paddock, whose supervisor answers each refusal with
+  // its errno and records it (denylist_supervisor.h).
+  const unsigned flags = plan.denylist_fd >= 0 ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0;
+  long listener = sys::seccomp(SECCOMP_SET_MODE_FILTER, flags, &prog);
+  if (listener < 0) fail("seccomp", "");
+  if (plan.denylist_fd < 0) return;
+  int fd = static_cast<int>(listener);
+  send_fds(plan.denylist_fd, &fd, 1, "seccomp denylist listener");
+  close(fd);
+  close(plan.denylist_fd);
 }
 
 // The fallback's broker filter: its listener goes to paddock, which answers the metadata calls.

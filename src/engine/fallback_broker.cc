@@ -22,6 +22,7 @@
 #include <cstring>
 #include <thread>
 
+#include "engine/notify_loop.h"
 #include "policy/path_util.h"
 #include "sys/syscalls.h"
 
@@ -402,30 +403,12 @@ void MetadataBroker::Impl::run() {
     listener.reset();  // fail closed: with nobody listening, every brokered call gets ENOSYS
     return;
   }
-  std::vector<char> req_buf(std::max<std::size_t>(sizes.seccomp_notif, sizeof(seccomp_notif)));
-  std::vector<char> resp_buf(std::max<std::size_t>(sizes.seccomp_notif_resp, sizeof(seccomp_notif_resp)));
-  for (;;) {
-    pollfd p[2] = {{listener.get(), POLLIN, 0}, {stop.get(), POLLIN, 0}};
-    if (poll(p, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      return;
-    }
-    if (p[1].revents != 0) return;
-    if (p[0].revents & (POLLHUP | POLLERR | POLLNVAL)) return;  // no sandboxed process is left
-    if (!(p[0].revents & POLLIN)) continue;
-    std::memset(req_buf.data(), 0, req_buf.size());
-    auto* req = reinterpret_cast<seccomp_notif*>(req_buf.data());
-    if (ioctl(listener.get(), SECCOMP_IOCTL_NOTIF_RECV, req) != 0) continue;  // the caller is gone
-    const int err = handle(*req);
+  notify_loop(listener.get(), stop.get(), sizes, [this](const seccomp_notif& req) -> std::optional<int> {
+    const int err = handle(req);
     // Answered only while the caller still waits in that call: the pid it named is then still it.
-    if (!still_valid(req->id)) continue;
-    std::memset(resp_buf.data(), 0, resp_buf.size());
-    auto* resp = reinterpret_cast<seccomp_notif_resp*>(resp_buf.data());
-    resp->id = req->id;
-    resp->error = err == 0 ? 0 : -err;
-    resp->val = 0;
-    ioctl(listener.get(), SECCOMP_IOCTL_NOTIF_SEND, resp);
-  }
+    if (!still_valid(req.id)) return std::nullopt;
+    return err;
+  });
 }
 
 MetadataBroker::MetadataBroker(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

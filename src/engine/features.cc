@@ -177,6 +177,8 @@ Features probe_quick() {
   // seccomp(SECCOMP_GET_ACTION_AVAIL) answers without installing anything.
   unsigned action = 0x7fff0000U;  // SECCOMP_RET_ALLOW
   f.seccomp_filter = sys::seccomp(2 /*SECCOMP_GET_ACTION_AVAIL*/, 0, &action) == 0;
+  unsigned notify = 0x7fc00000U;  // SECCOMP_RET_USER_NOTIF
+  f.seccomp_user_notif = f.seccomp_filter && sys::seccomp(2 /*SECCOMP_GET_ACTION_AVAIL*/, 0, &notify) == 0;
   errno = 0;
   f.mount_setattr = !(sys::mount_setattr_recursive("/nonexistent-paddock-probe", 0, 0) < 0 && errno == ENOSYS);
   errno = 0;

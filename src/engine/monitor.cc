@@ -41,6 +41,13 @@ int dup_high(int fd) { return fcntl(fd, F_DUPFD_CLOEXEC, 10); }
 // and any depth included (sys/remove_tree.h). Best effort: a run's result never depends on it.
 void remove_fallback_dir(const std::string& dir) { (void)sys::remove_tree(dir); }
 
+// The session's denials record and its directory: by path, with no descriptor (a start that
+// failed for want of descriptors must not leave it behind).
+void remove_denials_dir(const std::string& dir) {
+  (void)unlink((dir + "/denials.jsonl").c_str());
+  (void)rmdir(dir.c_str());
+}
+
 void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
 // Appends what `fd` has to `sink` up to `cap` bytes, counting everything, and hands it to `relay`
@@ -106,6 +113,8 @@ Launch::~Launch() {
   kill_and_reap(kSweepGrace);
   if (egress) egress->stop();
   if (!fallback_dir.empty()) remove_fallback_dir(fallback_dir);
+  denylist.reset();  // before the record it writes to goes
+  if (!denials_dir.empty()) remove_denials_dir(denials_dir);
 }
 
 int Launch::take_stdin() {
@@ -277,6 +286,12 @@ void Launch::reset_for_retry() {
   scratch_sock.reset();
   child_side_.clear();
   pty_mode_ = false;
+  denylist.reset();  // the failed attempt's listener: nobody calls through it again
+  denials_fd.reset();
+  if (!denials_dir.empty()) {
+    remove_denials_dir(denials_dir);
+    denials_dir.clear();
+  }
   if (!fallback_dir.empty()) {
     remove_fallback_dir(fallback_dir);
     fallback_dir.clear();
@@ -606,6 +621,14 @@ Result<RunResult> Launch::wait() {
     }
   }
   broker.reset();  // every sandboxed process is gone
+  denylist.reset();
+  res.denials = denials->lines();
+  // Nobody inside is left to read the session's record: it goes.
+  denials_fd.reset();
+  if (!denials_dir.empty()) {
+    remove_denials_dir(denials_dir);
+    denials_dir.clear();
+  }
   // What the host would run or trust later: checked once every sandboxed process is gone.
   if (watch) {
     gate::WalkCost cost;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/denylist_supervisor.h"
 #include "engine/fallback_broker.h"
 #include "engine/output_relay.h"
 #include "engine/plan.h"
@@ -46,6 +47,16 @@ class Launch final : public Execution {
   std::vector<IsolationGap> isolation_gaps;  // fallback_gaps() when running without namespaces
   // The fallback's metadata broker (fallback_broker.h), while the sandbox lives.
   std::unique_ptr<MetadataBroker> broker;
+  // The session's denials (src/supervisor/), and the seccomp denylist's supervisor feeding them
+  // while the sandbox lives (denylist_supervisor.h).
+  std::unique_ptr<supervisor::DenialLog> denials = std::make_unique<supervisor::DenialLog>();
+  std::unique_ptr<DenylistSupervisor> denylist;
+  bool denylist_notify = false;
+  // The session's record bound read-only inside (namespace mode): its private directory, removed
+  // at the end, and paddock's descriptor to append to it.
+  std::string denials_dir;
+  sys::UniqueFd denials_fd;
+  SeccompOptions seccomp_options;
   // What the run may leave behind for the host (src/gate/): taken before the sandbox starts.
   std::optional<gate::Check> watch;  // the gate at the end of the run (src/gate/gate.h)
   std::string exec_path;

@@ -96,6 +96,9 @@ struct Plan {
   std::string cwd;
   LandlockPlan landlock;
   std::vector<sock_filter> seccomp;  // BPF program (empty: none)
+  // With denylist_fd >= 0, `seccomp` is the denylist's notify variant (SeccompOptions::notify):
+  // it is loaded with a listener, which is sent to paddock on denylist_fd (denylist_supervisor.h).
+  int denylist_fd = -1;
   // The fallback's second filter (fallback_broker.h), stacked on `seccomp`; with broker_fd >= 0
   // it is loaded with a listener, which is sent to paddock on broker_fd.
   std::vector<sock_filter> broker_seccomp;

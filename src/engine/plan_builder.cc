@@ -154,6 +154,20 @@ class Planner {
       op.ino = st.st_ino;
       add(std::move(op));
     }
+    if (!in_.denials_file.empty()) {
+      // Read-only: the sandbox reads what it was refused; only paddock writes it (a read-only bind
+      // in a user namespace cannot be made writable again, and mount calls are refused anyway).
+      struct stat st;
+      if (lstat(in_.denials_file.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        return make_error("the denials record is not a regular file", in_.denials_file);
+      out_.denials_file = paddock_dir_ + "/denials.jsonl";
+      MountOp op{MountOp::Kind::Bind, std::string(kOldRoot) + in_.denials_file, in_new_root(out_.denials_file),
+                 out_.denials_file, "", true, false};
+      op.check_inode = true;
+      op.dev = st.st_dev;
+      op.ino = st.st_ino;
+      add(std::move(op));
+    }
     ll(paddock_dir_, LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR, true);
     // Listing "/" (READ_DIR beneath covers listing, never file contents).
     ll("/", LANDLOCK_ACCESS_FS_READ_DIR);

@@ -29,6 +29,9 @@ struct FsPlanInputs {
   std::string fallback_home, fallback_tmp, fallback_policy_file;
   std::vector<SandboxMount> extra_mounts;  // RunOptions::mounts
   std::string checkpoint_socket;           // RunOptions::checkpoint_socket
+  // Namespace mode: the session's denials as paddock writes them (host path), bound read-only at
+  // <paddock dir>/denials.jsonl for `paddock why --self --denials` inside (docs/supervisor.md).
+  std::string denials_file;
 };
 
 struct FsPlan {
@@ -41,6 +44,7 @@ struct FsPlan {
   // the paths in it that the plan itself creates (mount points and the directories above them).
   std::string scratch_home;
   std::set<std::string> scratch_setup;
+  std::string denials_file;               // where the denials file is inside, when bound
 };
 
 Result<FsPlan> plan_filesystem(const Policy& policy, const FsPlanInputs& in);

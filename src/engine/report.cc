@@ -1,3 +1,4 @@
+#include "supervisor/denial.h"
 #include "engine/report.h"
 
 #include <fcntl.h>
@@ -108,6 +109,9 @@ json run_report(const RunResult& r, const Policy& policy, const std::vector<std:
                              {"paths", r.discarded.paths},
                              {"complete", r.discarded.complete}};
   }
+  json denials = json::array();
+  for (const Denial& d : r.denials) denials.push_back(supervisor::to_json(d));
+  j["denials"] = std::move(denials);
   j["check"] = {{"directories_listed", r.check_dirs_listed}, {"directories_unchanged", r.check_dirs_unchanged}};
   if (policy.network.mode == NetMode::Filtered) {
     json network = json::array();

@@ -83,7 +83,7 @@ TEST(RunReport, KeysAreStable) {
   nlohmann::json j = run_report(RunResult{}, small_policy(), {"true"});
   std::vector<std::string> top;
   for (auto it = j.begin(); it != j.end(); ++it) top.push_back(it.key());
-  EXPECT_EQ(top, (std::vector<std::string>{"check", "command", "isolation", "isolation_gaps", "left_behind", "limits",
+  EXPECT_EQ(top, (std::vector<std::string>{"check", "command", "denials", "isolation", "isolation_gaps", "left_behind", "limits",
                                            "outcome", "policy", "usage", "version", "warnings"}));
   std::vector<std::string> check;
   for (auto it = j["check"].begin(); it != j["check"].end(); ++it) check.push_back(it.key());

@@ -8,6 +8,7 @@
 
 #include <linux/filter.h>
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -18,6 +19,11 @@ struct SeccompOptions {
   // Without a network namespace, "network off" must be enforced here: deny AF_INET/AF_INET6
   // sockets (Landlock only covers TCP bind/connect).
   bool deny_inet_sockets = false;
+  // The denylist's entries return SECCOMP_RET_USER_NOTIF instead of SECCOMP_RET_ERRNO: the filter
+  // is loaded with a listener, and paddock's supervisor (denylist_supervisor.h) answers every
+  // notification with the entry's errno and records it by name. The decision stays in BPF; the
+  // answer is never success. Without a listener (it was closed) every entry fails with ENOSYS.
+  bool notify = false;
 };
 
 struct SeccompEntry {
@@ -32,5 +38,14 @@ std::vector<SeccompEntry> seccomp_denylist(const SeccompOptions& opts);
 // The precompiled BPF program for the native architecture (static storage, never empty).
 // Syscalls from any other ABI (i386 via int 0x80, x32) fail with ENOSYS.
 std::span<const sock_filter> seccomp_program(const SeccompOptions& opts);
+
+// The entry of the list a notified call matched, from the call's registers alone (seccomp_data:
+// the kernel's copy, not the sandbox's memory), first match in the list's order; null when none
+// matches (the supervisor then refuses with EPERM: never success).
+struct SeccompRule;
+const SeccompRule* denylist_match(const SeccompOptions& opts, int nr, const std::uint64_t (&args)[6]);
+// The syscall numbers the precompiled program resolved for seccomp_rules(opts), in its order
+// (-1: not on this architecture).
+std::span<const int> seccomp_rule_numbers(const SeccompOptions& opts);
 
 }  // namespace paddock::engine

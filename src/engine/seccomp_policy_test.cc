@@ -10,7 +10,15 @@
 #include <set>
 #include <sstream>
 
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+
+#include <map>
+
 #include "engine/seccomp_gen/seccomp_compiler.h"
+#include "engine/seccomp_policy_rules.h"
 
 namespace paddock::engine {
 namespace {
@@ -26,12 +34,155 @@ TEST(Seccomp, ProgramBuildsForBothModes) {
 // Golden: the programs compiled at build time are byte for byte what libseccomp makes of the
 // rule list now, for both variants. A stale or hand-edited generated file fails here.
 TEST(Seccomp, PrecompiledProgramsAreWhatLibseccompBuilds) {
+  for (bool notify : {false, true}) {
+    for (bool deny_inet : {false, true}) {
+      auto want = build_seccomp_program({deny_inet, notify});
+      ASSERT_TRUE(want.ok()) << want.error().describe();
+      std::span<const sock_filter> got = seccomp_program({deny_inet, notify});
+      ASSERT_EQ(got.size(), want->size()) << "deny_inet_sockets=" << deny_inet << " notify=" << notify;
+      EXPECT_EQ(std::memcmp(got.data(), want->data(), got.size_bytes()), 0)
+          << "deny_inet_sockets=" << deny_inet << " notify=" << notify;
+    }
+    // The supervisor's table: the numbers the rules resolved to when the programs were built.
+    for (bool deny_inet : {false, true}) {
+      std::vector<int> want = seccomp_rule_numbers_built({deny_inet});
+      std::span<const int> got = seccomp_rule_numbers({deny_inet});
+      EXPECT_EQ(std::vector<int>(got.begin(), got.end()), want);
+    }
+  }
+}
+
+// A classic-BPF interpreter for what libseccomp emits (loads of seccomp_data, the scratch memory,
+// jumps, ALU, returns), to compare two programs by what they answer, not by their layout.
+std::uint32_t run_bpf(std::span<const sock_filter> prog, const seccomp_data& d) {
+  std::uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = {};
+  const auto* bytes = reinterpret_cast<const unsigned char*>(&d);
+  for (std::size_t pc = 0; pc < prog.size(); ++pc) {
+    const sock_filter& f = prog[pc];
+    switch (BPF_CLASS(f.code)) {
+      case BPF_LD:
+        if (BPF_MODE(f.code) == BPF_ABS) std::memcpy(&a, bytes + f.k, 4);
+        else if (BPF_MODE(f.code) == BPF_IMM) a = f.k;
+        else if (BPF_MODE(f.code) == BPF_MEM) a = mem[f.k];
+        else ADD_FAILURE() << "ld mode " << f.code;
+        break;
+      case BPF_LDX:
+        if (BPF_MODE(f.code) == BPF_IMM) x = f.k;
+        else if (BPF_MODE(f.code) == BPF_MEM) x = mem[f.k];
+        else ADD_FAILURE() << "ldx mode " << f.code;
+        break;
+      case BPF_ST: mem[f.k] = a; break;
+      case BPF_STX: mem[f.k] = x; break;
+      case BPF_ALU: {
+        std::uint32_t v = BPF_SRC(f.code) == BPF_X ? x : f.k;
+        switch (BPF_OP(f.code)) {
+          case BPF_AND: a &= v; break;
+          case BPF_OR: a |= v; break;
+          case BPF_ADD: a += v; break;
+          case BPF_SUB: a -= v; break;
+          case BPF_RSH: a >>= v; break;
+          case BPF_LSH: a <<= v; break;
+          default: ADD_FAILURE() << "alu op " << f.code;
+        }
+        break;
+      }
+      case BPF_MISC: if (BPF_MISCOP(f.code) == BPF_TAX) x = a; else a = x; break;
+      case BPF_JMP: {
+        if (BPF_OP(f.code) == BPF_JA) { pc += f.k; break; }
+        std::uint32_t v = BPF_SRC(f.code) == BPF_X ? x : f.k;
+        bool t = false;
+        switch (BPF_OP(f.code)) {
+          case BPF_JEQ: t = a == v; break;
+          case BPF_JGT: t = a > v; break;
+          case BPF_JGE: t = a >= v; break;
+          case BPF_JSET: t = (a & v) != 0; break;
+          default: ADD_FAILURE() << "jmp op " << f.code;
+        }
+        pc += t ? f.jt : f.jf;
+        break;
+      }
+      case BPF_RET: return BPF_RVAL(f.code) == BPF_A ? a : f.k;
+    }
+  }
+  ADD_FAILURE() << "fell off the program";
+  return 0;
+}
+
+// The notify variant refuses exactly what the errno variant refuses: for every entry of the list
+// (its arguments as the entry names them) and its control (arguments clear), "ERRNO(e)" in one is
+// "USER_NOTIF" in the other and "ALLOW" stays "ALLOW"; a foreign architecture gets ERRNO(ENOSYS)
+// from both (no supervisor is asked about a foreign ABI).
+TEST(Seccomp, NotifyVariantRefusesWhatTheErrnoVariantRefuses) {
   for (bool deny_inet : {false, true}) {
-    auto want = build_seccomp_program({deny_inet});
-    ASSERT_TRUE(want.ok()) << want.error().describe();
-    std::span<const sock_filter> got = seccomp_program({deny_inet});
-    ASSERT_EQ(got.size(), want->size()) << "deny_inet_sockets=" << deny_inet;
-    EXPECT_EQ(std::memcmp(got.data(), want->data(), got.size_bytes()), 0) << "deny_inet_sockets=" << deny_inet;
+    auto plain = seccomp_program({deny_inet, false});
+    auto notify = seccomp_program({deny_inet, true});
+    auto rules = seccomp_rules({deny_inet});
+    auto numbers = seccomp_rule_numbers({deny_inet});
+    ASSERT_EQ(rules.size(), numbers.size());
+    std::size_t refused = 0;
+    for (std::size_t i = 0; i < rules.size(); ++i) {
+      if (numbers[i] < 0) continue;
+      seccomp_data d{};
+      d.nr = numbers[i];
+#if defined(__x86_64__)
+      d.arch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+      d.arch = AUDIT_ARCH_AARCH64;
+#endif
+      for (bool control : {false, true}) {
+        std::memset(d.args, 0, sizeof d.args);
+        if (!control) {
+          if (rules[i].mask) d.args[rules[i].arg] |= rules[i].value;
+          if (rules[i].mask2) d.args[rules[i].arg2] |= rules[i].value2;
+        }
+        std::uint32_t p = run_bpf(plain, d), n = run_bpf(notify, d);
+        if ((p & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO) {
+          ++refused;
+          EXPECT_EQ(n, SECCOMP_RET_USER_NOTIF) << rules[i].name << " control=" << control;
+          std::uint64_t args[6];
+          for (int k = 0; k < 6; ++k) args[k] = d.args[k];
+          EXPECT_NE(denylist_match({deny_inet, true}, d.nr, args), nullptr) << rules[i].name;
+        } else {
+          EXPECT_EQ(p, SECCOMP_RET_ALLOW) << rules[i].name;
+          EXPECT_EQ(n, SECCOMP_RET_ALLOW) << rules[i].name << " control=" << control;
+        }
+      }
+      d.arch = 0x40000003;  // AUDIT_ARCH_I386
+      EXPECT_EQ(run_bpf(notify, d), SECCOMP_RET_ERRNO | ENOSYS);
+      EXPECT_EQ(run_bpf(plain, d), SECCOMP_RET_ERRNO | ENOSYS);
+    }
+    EXPECT_GE(refused, rules.size() / 2);
+  }
+}
+
+// The supervisor answers from the list, by the call's registers: a rule with an argument test
+// matches only when the argument does, and each syscall's rules agree on the errno (so the first
+// match is the answer whatever their order).
+TEST(Seccomp, DenylistMatchFindsTheEntryByNumberAndArguments) {
+  std::uint64_t none[6] = {0, 0, 0, 0, 0, 0};
+  const SeccompRule* r = denylist_match({false, true}, SYS_mount, none);
+  ASSERT_NE(r, nullptr);
+  EXPECT_STREQ(r->name, "mount");
+  EXPECT_EQ(r->err, EPERM);
+  std::uint64_t newuser[6] = {CLONE_NEWUSER, 0, 0, 0, 0, 0};
+  r = denylist_match({false, true}, SYS_unshare, newuser);
+  ASSERT_NE(r, nullptr);
+  EXPECT_STREQ(r->label, "unshare(CLONE_NEWUSER)");
+  EXPECT_EQ(denylist_match({false, true}, SYS_unshare, none), nullptr);  // unshare(0) is allowed
+  std::uint64_t tiocsti[6] = {0, 0xffffffff00000000ull | TIOCSTI, 0, 0, 0, 0};
+  r = denylist_match({false, true}, SYS_ioctl, tiocsti);  // the high bits cannot fool it
+  ASSERT_NE(r, nullptr);
+  EXPECT_STREQ(r->label, "ioctl(TIOCSTI)");
+  std::uint64_t inet[6] = {AF_INET, 0, 0, 0, 0, 0};
+  EXPECT_EQ(denylist_match({false, true}, SYS_socket, inet), nullptr);
+  r = denylist_match({true, true}, SYS_socket, inet);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->err, EAFNOSUPPORT);
+  EXPECT_EQ(denylist_match({false, true}, SYS_getpid, none), nullptr);
+  std::map<std::string, int> err_of;
+  for (const SeccompRule& rule : seccomp_rules({true})) {
+    auto [it, fresh] = err_of.emplace(rule.name, rule.err);
+    EXPECT_EQ(it->second, rule.err) << rule.name;
   }
 }
 

@@ -24,6 +24,7 @@
 #include "engine/plan_builder.h"
 #include "engine/pty.h"
 #include "engine/seccomp_policy.h"
+#include "supervisor/denial.h"
 #include "net/proxy_env.h"
 #include "paddock/features.h"
 #include "paddock/sandbox.h"
@@ -166,6 +167,17 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   fin.namespaces = ns;
   fin.extra_mounts = opts.mounts;
   if (ns) fin.checkpoint_socket = opts.checkpoint_socket;
+  if (ns && !plan.exec_in_place) {
+    // The session's denials for `paddock why --self --denials` inside: a file in a private
+    // directory, bound read-only into the sandbox; the DenialLog's listener appends to it.
+    char tmpl[] = "/tmp/paddock-denials-XXXXXX";
+    if (!mkdtemp(tmpl)) return errno_error("mkdtemp", errno, "/tmp");
+    launch.denials_dir = tmpl;
+    fin.denials_file = launch.denials_dir + "/denials.jsonl";
+    launch.denials_fd.reset(
+        open(fin.denials_file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644));
+    if (!launch.denials_fd) return errno_error("create the denials record", errno, fin.denials_file);
+  }
   std::string policy_json = opts.expose_policy ? policy_json_text(policy) + "\n" : "";
   if (ns) {
     fin.policy_json = policy_json;
@@ -201,6 +213,7 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   auto fs = plan_filesystem(policy, fin);
   if (!fs) return std::move(fs).take_error();
   if (ns && opts.expose_policy) set_env(env, "PADDOCK_POLICY", fs->policy_file);
+  if (!fs->denials_file.empty()) set_env(env, "PADDOCK_DENIALS", fs->denials_file);
   plan.mounts = std::move(fs->mounts);
   plan.remount_ro_at_end = std::move(fs->remount_ro_at_end);
   plan.landlock = std::move(fs->landlock);
@@ -221,7 +234,12 @@ Result<void> make_plan(Launch& launch, Plan& plan, bool ns, const std::vector<st
   // The network's isolation, one decision for the seccomp rule and the clone flags below.
   const NetIsolation net = net_isolation(policy.network.mode, ns);
   if (feat.seccomp_filter) {
-    auto prog = seccomp_program({net.deny_inet_sockets});
+    // The denylist's refusals are counted by name where a paddock remains to answer them and the
+    // task's one listener is free: with namespaces (the fallback's broker holds its listener) and
+    // without --exec. Elsewhere the same list refuses in BPF alone, uncounted.
+    launch.denylist_notify = ns && !plan.exec_in_place && feat.seccomp_user_notif;
+    launch.seccomp_options = {net.deny_inet_sockets, launch.denylist_notify};
+    auto prog = seccomp_program(launch.seccomp_options);
     plan.seccomp.assign(prog.begin(), prog.end());
   }
   // Without namespaces: no unix sockets by path, and metadata changes brokered (fallback_broker.h).
@@ -280,13 +298,27 @@ Result<std::unique_ptr<Launch>> prepare(const Policy& policy, const RunOptions& 
   launch->policy_copy = policy;
   launch->policy = &launch->policy_copy;
   launch->opts = opts;
+  // Each denial line goes to the session's record (read-only inside, once a namespace run binds
+  // it) and to the caller's callback.
+  launch->denials->set_listener([l = launch.get(), user = opts.on_denial](const Denial& d) {
+    if (l->denials_fd) {
+      std::string text = supervisor::to_json(d).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+      (void)!::write(l->denials_fd.get(), text.data(), text.size());
+    }
+    if (user) user(d);
+  });
   launch->start_time = std::chrono::steady_clock::now();
   launch->uid = getuid();
   launch->gid = getgid();
   launch->watch = gate::Check::before_run(policy, opts.mounts, opts.state_dir);
   if (policy.network.mode == NetMode::Filtered) {
     launch->egress_options.resolve = opts.test_resolve;
-    launch->egress_options.on_decision = opts.on_network_decision;
+    // Every refusal also goes to the session's denials, as it happens.
+    launch->egress_options.on_decision = [denials = launch->denials.get(),
+                                          user = opts.on_network_decision](const NetworkDecision& d) {
+      if (!d.allowed) denials->record(supervisor::from_network(d));
+      if (user) user(d);
+    };
     auto ef = net::create_egress_filter(policy.network, launch->egress_options);
     if (!ef) return std::move(ef).take_error();
     launch->egress = std::move(ef.value());
@@ -365,6 +397,14 @@ Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOpt
       plan.discard_sock = scratch_child.get();
       plan.discard_root = std::string(kNewRoot) + launch->scratch_home;
     }
+    sys::UniqueFd denylist_parent, denylist_child;
+    if (launch->denylist_notify) {
+      int sp[2];
+      if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) return errno_error("socketpair", errno, "run");
+      denylist_parent.reset(sp[0]);
+      denylist_child.reset(move_high(sp[1]));
+      plan.denylist_fd = denylist_child.get();
+    }
 
     sys::UniqueFd broker_parent, broker_child;
     if (!plan.broker_seccomp.empty()) {
@@ -410,6 +450,7 @@ Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOpt
     net_child.reset();
     scratch_child.reset();
     broker_child.reset();
+    denylist_child.reset();
     attach_wait.reset();
     if (attach_go) {
       if (auto r = launch->resources->attach(launch->child_pid); !r) {
@@ -420,6 +461,16 @@ Result<std::unique_ptr<Execution>> start_impl(const Policy& policy, const RunOpt
       attach_go.reset();
     }
     launch->resources->started(launch->child_pid);
+    if (denylist_parent) {
+      // The listener comes once the child has its filter; without it (the child failed first)
+      // nobody listens and every denylisted call fails with ENOSYS: still refused.
+      auto fds = receive_fds(denylist_parent.get(), 1);
+      if (fds.size() == 1) {
+        auto s = DenylistSupervisor::start(std::move(fds[0]), launch->seccomp_options, launch->denials.get());
+        if (!s) return std::move(s).take_error();
+        launch->denylist = std::move(*s);
+      }
+    }
     if (broker_parent) {
       // The listener comes once the child has its filters; without it (the child failed first)
       // nobody listens and the brokered calls fail with ENOSYS: closed, not open.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "engine/denials_log.h"
 #include "engine/net_log.h"
 #include "engine/report.h"
 #include "jail/enclosing_repo.h"
@@ -161,8 +162,10 @@ RunOutcome Run::go() {
 RunOutcome& Run::run_with_backend(const std::string& backend) {
   auto jail = jail::make_jail(backend);
   if (!jail) return fail(jail.error(), 2);
-  if (req_.exec || !req_.net_log.empty() || !req_.report.empty() || req_.undo)
-    return fail(make_error("--exec, --net-log, --report and --undo need the native backend", "--backend " + backend), 2);
+  if (req_.exec || !req_.net_log.empty() || !req_.denials.empty() || !req_.report.empty() || req_.undo)
+    return fail(make_error("--exec, --net-log, --denials, --report and --undo need the native backend",
+                           "--backend " + backend),
+                2);
   jail::RunOpts jo;
   jo.workspace.path = policy_->cwd;
   if (req_.project) {
@@ -200,6 +203,18 @@ RunOutcome& Run::run_native(bool undo) {
     // Where the command can write, it can rewrite the log too: say so rather than let a user trust it.
     if (writable_inside(policy, req_.net_log))
       say({"warning: --net-log " + req_.net_log + " is writable inside the sandbox: the command can alter it"});
+  }
+  if (!req_.denials.empty()) {
+    if (req_.exec)
+      return fail(make_error("--denials needs the parent that stays behind to record what is refused; --exec removes "
+                             "it",
+                             "--exec --denials", "drop one of them"),
+                  2);
+    auto log = open_denials_log(req_.denials);
+    if (!log) return fail(log.error(), 2);
+    opts.on_denial = std::move(*log);
+    if (writable_inside(policy, req_.denials))
+      say({"warning: --denials " + req_.denials + " is writable inside the sandbox: the command can alter it"});
   }
   // The report's directory is taken now, before the sandbox exists: the command may be able to
   // write there and swap it for a symlink; the report is then written relative to this descriptor.

@@ -160,6 +160,33 @@ TEST_F(Net, AllowedNamesWorkThroughHttpConnectAndSocks5) {
   EXPECT_EQ(l[2], "echo ping");
 }
 
+// Issue 28: the egress filter's refusals are the session's denials too, exact (the filter
+// decided), in the report and live in --denials FILE, each with the flag that allows it.
+TEST_F(Net, DeniedHostIsARecordedDenial) {
+  Server echo(Server::echo());
+  const std::string report = world_->root / "report.json";
+  const std::string live = world_->root / "denials.jsonl";
+  auto p = client({"--allow-domain", "allowed.test", "--resolve", "denied.test:127.0.0.1", "--report", report,
+                   "--denials", live},
+                  {"connect:denied.test:" + port(echo), "fail"});
+  EXPECT_NE(p.code, 0) << ktest::describe(p);
+  auto j = nlohmann::json::parse(ktest::read_file(report), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << ktest::read_file(report);
+  const std::string target = "denied.test:" + port(echo);
+  bool found = false;
+  for (const auto& d : j["denials"]) {
+    if (d["layer"] != "egress" || d["what"] != target) continue;
+    found = true;
+    EXPECT_EQ(d["op"], "connect") << d.dump();
+    EXPECT_EQ(d["allow_with"], "--allow-domain " + target) << d.dump();  // the narrowest: with its port
+    EXPECT_GE(d["count"].get<int>(), 1) << d.dump();
+  }
+  EXPECT_TRUE(found) << j["denials"].dump(2);
+  EXPECT_TRUE(ktest::contains(ktest::read_file(live), "\"what\":\"" + target + "\"")) << ktest::read_file(live);
+  // Recorded, so the footer does not guess.
+  EXPECT_FALSE(ktest::contains(p.err, "may be due to")) << ktest::describe(p);
+}
+
 TEST_F(Net, DeniedNamesAreRefusedAndNamedInTheFooter) {
   Server web(Server::http());
   Server echo(Server::echo());

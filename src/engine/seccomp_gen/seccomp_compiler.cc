@@ -14,6 +14,12 @@
 namespace paddock::engine {
 namespace {
 
+int resolve(const SeccompRule& r) {
+  int nr = seccomp_syscall_resolve_name(r.name);
+  if (nr == __NR_SCMP_ERROR) nr = r.nr_fallback;
+  return nr < 0 ? -1 : nr;
+}
+
 struct CtxDeleter {
   void operator()(void* ctx) const { seccomp_release(static_cast<scmp_filter_ctx>(ctx)); }
 };
@@ -27,16 +33,16 @@ Result<Ctx> make_filter(const SeccompOptions& opts) {
   if (int rc = seccomp_attr_set(c, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(ENOSYS)); rc < 0)
     return errno_error("seccomp bad-arch action", -rc, "seccomp");
   for (const SeccompRule& r : seccomp_rules(opts)) {
-    int nr = seccomp_syscall_resolve_name(r.name);
-    if (nr == __NR_SCMP_ERROR) nr = r.nr_fallback;
+    int nr = resolve(r);
     if (nr < 0) continue;  // not on this architecture
+    const std::uint32_t act = opts.notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(r.err);
     int rc;
     if (r.mask == 0) {
-      rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(r.err), nr, 0);
+      rc = seccomp_rule_add(c, act, nr, 0);
     } else if (r.mask2 == 0) {
-      rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(r.err), nr, 1, SCMP_CMP(r.arg, SCMP_CMP_MASKED_EQ, r.mask, r.value));
+      rc = seccomp_rule_add(c, act, nr, 1, SCMP_CMP(r.arg, SCMP_CMP_MASKED_EQ, r.mask, r.value));
     } else {
-      rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(r.err), nr, 2, SCMP_CMP(r.arg, SCMP_CMP_MASKED_EQ, r.mask, r.value),
+      rc = seccomp_rule_add(c, act, nr, 2, SCMP_CMP(r.arg, SCMP_CMP_MASKED_EQ, r.mask, r.value),
                             SCMP_CMP(r.arg2, SCMP_CMP_MASKED_EQ, r.mask2, r.value2));
     }
     if (rc < 0) return errno_error(std::string("seccomp rule for ") + (r.label ? r.label : r.name), -rc, "seccomp");
@@ -71,5 +77,11 @@ Result<std::vector<sock_filter>> build_seccomp_program(const SeccompOptions& opt
 }
 
 Result<std::string> seccomp_program_text(const SeccompOptions& opts) { return export_filter(opts, seccomp_export_pfc); }
+
+std::vector<int> seccomp_rule_numbers_built(const SeccompOptions& opts) {
+  std::vector<int> out;
+  for (const SeccompRule& r : seccomp_rules(opts)) out.push_back(resolve(r));
+  return out;
+}
 
 }  // namespace paddock::engine

@@ -19,4 +19,7 @@ Result<std::vector<sock_filter>> build_seccomp_program(const SeccompOptions& opt
 // The same filter as libseccomp's pseudo filter code, for people to read.
 Result<std::string> seccomp_program_text(const SeccompOptions& opts);
 
+// The syscall number each of seccomp_rules(opts) resolves to here (-1: not on this architecture).
+std::vector<int> seccomp_rule_numbers_built(const SeccompOptions& opts);
+
 }  // namespace paddock::engine

@@ -28,12 +28,19 @@ Result<std::string> array_for(const SeccompOptions& opts, const char* name) {
   auto text = seccomp_program_text(opts);
   if (!text) return std::move(text).take_error();
   std::string out = "\n// deny_inet_sockets = " + std::string(opts.deny_inet_sockets ? "true" : "false") +
-                    ", as libseccomp reads it:\n" + as_comment(*text) + "\nconstexpr sock_filter " + name + "[] = {\n";
+                    ", notify = " + std::string(opts.notify ? "true" : "false") + ", as libseccomp reads it:\n" + as_comment(*text) + "\nconstexpr sock_filter " + name + "[] = {\n";
   char line[64];
   for (const sock_filter& f : *prog) {
     std::snprintf(line, sizeof line, "    {0x%04x, %u, %u, 0x%08x},\n", f.code, f.jt, f.jf, f.k);
     out += line;
   }
+  return out + "};\n";
+}
+
+// The numbers the rules resolved to, in the list's order, for the supervisor's answer.
+std::string numbers_for(const SeccompOptions& opts, const char* name) {
+  std::string out = "constexpr int " + std::string(name) + "[] = {";
+  for (int nr : seccomp_rule_numbers_built(opts)) out += std::to_string(nr) + ", ";
   return out + "};\n";
 }
 
@@ -43,8 +50,10 @@ int generate(const std::string& path) {
                     "// with libseccomp " +
                     std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->micro) +
                     " for the native architecture of the build. Do not edit, do not commit.\n";
-  for (auto [opts, name] : {std::pair{SeccompOptions{false}, "kProgramInetAllowed"},
-                            std::pair{SeccompOptions{true}, "kProgramInetDenied"}}) {
+  for (auto [opts, name] : {std::pair{SeccompOptions{false, false}, "kProgramInetAllowed"},
+                            std::pair{SeccompOptions{true, false}, "kProgramInetDenied"},
+                            std::pair{SeccompOptions{false, true}, "kProgramInetAllowedNotify"},
+                            std::pair{SeccompOptions{true, true}, "kProgramInetDeniedNotify"}}) {
     auto array = array_for(opts, name);
     if (!array) {
       std::fprintf(stderr, "paddock-seccomp-gen: %s\n", array.error().describe().c_str());
@@ -52,6 +61,8 @@ int generate(const std::string& path) {
     }
     out += *array;
   }
+  out += numbers_for(SeccompOptions{false, false}, "kRuleNumbersInetAllowed");
+  out += numbers_for(SeccompOptions{true, false}, "kRuleNumbersInetDenied");
   // Written beside the target and renamed over it, so a failed run never leaves half a file.
   std::string tmp = path + ".tmp";
   std::FILE* f = std::fopen(tmp.c_str(), "w");
