@@ -89,8 +89,9 @@ Result<RootManifest> scan_root(TreeFs& fs, const std::string& root, const std::v
       out.excludes.push_back({Exclude::Kind::Path, dir, "unreadable: " + children.error().describe()});
       return {};
     }
-    std::sort(children->begin(), children->end(),
-              [](const TreeChild& a, const TreeChild& b) { return a.name < b.name; });
+    auto by_name = [](const TreeChild& a, const TreeChild& b) { return a.name < b.name; };
+    if (!std::is_sorted(children->begin(), children->end(), by_name))
+      std::sort(children->begin(), children->end(), by_name);
     for (auto& c : *children) {
       std::string path = join_rel(dir, c.name);
       if (excluded(excludes, path, c.name)) continue;
@@ -143,7 +144,11 @@ Result<RootManifest> scan_root(TreeFs& fs, const std::string& root, const std::v
     }
     return {};
   };
-  if (auto r = walk(""); !r) return std::move(r).take_error();
+  // The listings read ahead (tree_fs.h) skip what the walk skips.
+  fs.read_ahead([&](const std::string& path, const std::string& name) { return excluded(excludes, path, name); });
+  auto walked = walk("");
+  fs.end_read_ahead();
+  if (!walked) return std::move(walked).take_error();
   return out;
 }
 
