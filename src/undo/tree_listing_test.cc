@@ -47,6 +47,12 @@ class TreeListing : public ::testing::Test {
     put(t_.path() + "/outside/secret/file", "outside");
     ASSERT_EQ(::symlink((t_.path() + "/outside").c_str(), (root_ + "/link").c_str()), 0);
     ASSERT_EQ(::mkfifo((root_ + "/fifo").c_str(), 0600), 0);
+    // Directories a user cannot open (000) and cannot search (0400: its names can be read, its
+    // entries not stat'ed): as root both are read; otherwise the walk reports what it cannot read.
+    put(root_ + "/closed/inside", "x");
+    put(root_ + "/unsearchable/inside", "x");
+    ASSERT_EQ(::chmod((root_ + "/closed").c_str(), 0), 0);
+    ASSERT_EQ(::chmod((root_ + "/unsearchable").c_str(), 0400), 0);
     fd_ = sys::UniqueFd(::open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     ASSERT_TRUE(fd_);
   }
@@ -62,16 +68,24 @@ TEST_F(TreeListing, TheSameListingsAsTheTreeReadsItself) {
     Listings got = list_tree(fd_.get(), root_, {}, 64, threads);
     // Every directory of the tree, and no other path (the link's target is never entered).
     std::vector<std::string> dirs;
-    for (const auto& e : fs::recursive_directory_iterator(root_))
+    for (const auto& e : fs::recursive_directory_iterator(root_, fs::directory_options::skip_permission_denied))
       if (e.is_directory() && !e.is_symlink()) dirs.push_back(fs::relative(e.path(), root_).string());
     dirs.push_back("");
-    EXPECT_EQ(got.size(), dirs.size()) << threads;
+    EXPECT_LE(got.size(), dirs.size()) << threads;
+    EXPECT_GE(got.size(), dirs.size() - (::geteuid() == 0 ? 0 : 2)) << threads;
     for (const auto& d : dirs) {
       auto it = got.find(d);
+      auto own = (*tree)->list(d);
+      if (!own) {
+        // What the tree cannot read itself: left out (it could not be opened), or the same error.
+        if (it != got.end()) {
+          ASSERT_FALSE(it->second) << d;
+          EXPECT_EQ(it->second.error().describe(), own.error().describe());
+        }
+        continue;
+      }
       ASSERT_NE(it, got.end()) << "'" << d << "' with " << threads << " threads";
       ASSERT_TRUE(it->second) << it->second.error().describe();
-      auto own = (*tree)->list(d);
-      ASSERT_TRUE(own);
       std::sort(own->begin(), own->end(), [](const TreeChild& a, const TreeChild& b) { return a.name < b.name; });
       EXPECT_EQ(names(*it->second), names(*own)) << d;
       ASSERT_EQ(it->second->size(), own->size());
@@ -132,7 +146,7 @@ TEST_F(TreeListing, ADirectorySwappedForASymlinkOrAFileIsLeftOut) {
 // put back (its ctime moved), an added file and a removed one, and nothing excluded.
 TEST_F(TreeListing, SeededRunsOverARealTreeSeeWhatChanged) {
   if (listing_threads() < 2) std::fprintf(stderr, "one core: the walks read nothing ahead here\n");
-  auto store = Store::open(t_.path() + "/store", true);
+  auto store = Store::open(t_.path() + "/state/paddock/undo", true);
   ASSERT_TRUE(store) << store.error().describe();
   Scope scope;
   scope.roots = {root_};
