@@ -122,7 +122,8 @@ Listings list_tree(int root_fd, const std::string& root_name, const ListingSkip&
       if (listing) done.emplace(std::move(job.path), std::move(*listing));
       for (auto& j : more) jobs.push_back(std::move(j));
       --busy;
-      cv.notify_all();
+      // The others wait for work or for the end: nothing else wakes them.
+      if (!more.empty() || busy == 0) cv.notify_all();
     }
   };
   std::vector<std::thread> helpers;
