@@ -103,7 +103,7 @@ class RealTreeFs final : public TreeFs {
   void read_ahead(const ListingSkip& skip) override {
     ahead_.clear();
     if (const unsigned threads = listing_threads(); threads > 1)
-      ahead_ = list_tree(root_fd_.get(), root_, skip, kReadAheadDepth, threads);
+      ahead_ = list_tree(root_fd_.get(), root_, skip, kReadAheadDepth, threads, kReadAheadEntries);
   }
   void end_read_ahead() override { ahead_.clear(); }
 
@@ -288,6 +288,8 @@ class RealTreeFs final : public TreeFs {
 
   // How deep a read-ahead goes (tree_listing.h: about this many descriptors per thread).
   static constexpr int kReadAheadDepth = 64;
+  // How many entries it holds at most (about 100 bytes each beside the walk's manifest).
+  static constexpr std::size_t kReadAheadEntries = 1'000'000;
   std::string root_;
   sys::UniqueFd root_fd_;
   Listings ahead_;  // listings read ahead and not yet asked for

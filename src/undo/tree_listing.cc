@@ -84,8 +84,10 @@ Result<std::vector<TreeChild>> read_dir(int fd, const std::string& where_dir, co
 
 }  // namespace
 
-Listings list_tree(int root_fd, const std::string& root_name, const ListingSkip& skip, int max_depth, unsigned threads) {
+Listings list_tree(int root_fd, const std::string& root_name, const ListingSkip& skip, int max_depth, unsigned threads,
+                   std::size_t max_entries) {
   Listings done;
+  std::size_t entries = 0;  // listed so far (under MU)
   std::mutex mu;
   std::condition_variable cv;
   // Last in, first out: the walk goes deep first, so the descriptors held (a directory's, while
@@ -97,6 +99,11 @@ Listings list_tree(int root_fd, const std::string& root_name, const ListingSkip&
     for (;;) {
       cv.wait(lock, [&] { return !jobs.empty() || busy == 0; });
       if (jobs.empty()) return;
+      if (entries >= max_entries) {
+        jobs.clear();  // enough held: the walk reads the rest itself
+        if (busy == 0) cv.notify_all();
+        continue;
+      }
       Job job = std::move(jobs.back());
       jobs.pop_back();
       ++busy;
@@ -119,7 +126,10 @@ Listings list_tree(int root_fd, const std::string& root_name, const ListingSkip&
       }
       fd.reset();
       lock.lock();
-      if (listing) done.emplace(std::move(job.path), std::move(*listing));
+      if (listing) {
+        if (*listing) entries += (*listing)->size();
+        done.emplace(std::move(job.path), std::move(*listing));
+      }
       for (auto& j : more) jobs.push_back(std::move(j));
       --busy;
       // The others wait for work or for the end: nothing else wakes them.

@@ -23,10 +23,12 @@ using Listings = std::unordered_map<std::string, Result<std::vector<TreeChild>>>
 // The listings of ROOT_FD's tree, each sorted by name, keyed by path relative to the root ("" the
 // root; tree_fs.h), down to MAX_DEPTH levels below the root (deeper ones are left to the walk, so
 // that the descriptors held stay few: about MAX_DEPTH per thread), read by THREADS threads (the
-// calling one among them). A directory that cannot be opened is left out; one that cannot be
+// calling one among them). Once MAX_ENTRIES entries are listed no further directory is started
+// (the rest is left to the walk: the listings held beside the walk's manifest stay bounded). A directory that cannot be opened is left out; one that cannot be
 // read or whose entry cannot be lstat'ed holds the error RealTreeFs::list would give, naming
 // ROOT_NAME/path.
-Listings list_tree(int root_fd, const std::string& root_name, const ListingSkip& skip, int max_depth, unsigned threads);
+Listings list_tree(int root_fd, const std::string& root_name, const ListingSkip& skip, int max_depth, unsigned threads,
+                   std::size_t max_entries = static_cast<std::size_t>(-1));
 
 // The threads a read-ahead uses here: the machine's cores, at most 4; 1 means none is worth it.
 unsigned listing_threads();

@@ -111,6 +111,10 @@ TEST_F(TreeListing, SkippedDirectoriesAndTheDepthLimitAreLeftToTheWalk) {
   EXPECT_EQ(got.count("deep/a/b"), 1u);  // 3 levels below the root
   EXPECT_EQ(got.count("deep/a/b/c"), 0u);
   EXPECT_EQ(got.count("d3/sub"), 1u);
+  // Past MAX_ENTRIES no directory is started: the root's listing and nothing else.
+  Listings few = list_tree(fd_.get(), root_, {}, 64, 2, 10);
+  EXPECT_EQ(few.size(), 1u);
+  EXPECT_EQ(few.count(""), 1u);
 }
 
 // A directory swapped, after it was listed and before it is opened, for a symlink to a directory
