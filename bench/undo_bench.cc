@@ -3,10 +3,12 @@
 //   first snapshot             (time, bytes stored)
 //   snapshot after 10 changes  vs  a full re-hash of the tree (the same scan with no index)
 //                              and the floor: the bare metadata walk (floor_walk below)
-//   where the rest goes: loading and serializing the manifest
+//   where the rest goes: loading and serializing the manifest; the walk with its listings read
+//                              ahead on every core vs one directory at a time (tree_listing.h)
 //   restore of those 10 files, and of the restore itself by a manager with nothing in memory
 //   store size after 10 sessions of 10 changed files each
-// Prints one "name value" line per figure. `paddock-undo-bench TREE --floor`: the floor alone.
+// Prints one "name value" line per figure. `paddock-undo-bench TREE --floor`: the floor alone, and
+// the same listings read on every core (the read-ahead's own floor).
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -22,6 +24,7 @@
 
 #include "undo/snapshot_manager.h"
 #include "undo/store.h"
+#include "undo/tree_listing.h"
 
 using namespace paddock::undo;
 
@@ -82,6 +85,32 @@ int die(const paddock::Error& e) {
 
 }  // namespace
 
+// The same tree without the read-ahead (tree_fs.h): everything forwarded but read_ahead, so the
+// walk lists each directory itself, one at a time, as it did before issue 29.
+class NoReadAhead final : public TreeFs {
+ public:
+  explicit NoReadAhead(std::unique_ptr<TreeFs> real) : real_(std::move(real)) {}
+  paddock::Result<std::vector<TreeChild>> list(const std::string& d) override { return real_->list(d); }
+  paddock::Result<FileStat> stat(const std::string& p) override { return real_->stat(p); }
+  paddock::Result<paddock::sys::UniqueFd> open_file(const std::string& p) override { return real_->open_file(p); }
+  paddock::Result<std::string> read_link(const std::string& p) override { return real_->read_link(p); }
+  paddock::Result<void> make_dir(const std::string& p, const FileStat& m) override { return real_->make_dir(p, m); }
+  paddock::Result<void> write_file(const std::string& p, int fd, const FileStat& m) override {
+    return real_->write_file(p, fd, m);
+  }
+  paddock::Result<void> make_symlink(const std::string& p, const std::string& t) override {
+    return real_->make_symlink(p, t);
+  }
+  paddock::Result<void> remove(const std::string& p) override { return real_->remove(p); }
+  paddock::Result<void> set_mode(const std::string& p, mode_t m) override { return real_->set_mode(p, m); }
+  paddock::Result<void> sync() override { return real_->sync(); }
+  std::int64_t now_ns() override { return real_->now_ns(); }
+  std::int64_t timestamp_granularity_ns() override { return real_->timestamp_granularity_ns(); }
+
+ private:
+  std::unique_ptr<TreeFs> real_;
+};
+
 // `paddock run --undo` run after run: see the end of main().
 int runs_after_runs(Store& store, const Scope& scope, const std::string& tree);
 
@@ -99,6 +128,18 @@ int main(int argc, char** argv) {
       ::close(fd);
     }
     std::printf("floor_walk_ms %.1f\nfloor_walk_entries %llu\n", best, static_cast<unsigned long long>(seen));
+    // The parallel anchor: the same getdents and lstat calls on every core, as a snapshot's walk
+    // reads the tree ahead (tree_listing.h), with the listings kept and nothing else; best of five.
+    double ahead = 1e18;
+    for (int k = 0; k < 5; ++k) {
+      int fd = ::open(argv[1], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0) return 1;
+      auto t0 = std::chrono::steady_clock::now();
+      Listings l = list_tree(fd, argv[1], {}, 64, listing_threads());
+      ahead = std::min(ahead, ms_since(t0));
+      ::close(fd);
+    }
+    std::printf("floor_read_ahead_ms %.1f\nfloor_read_ahead_threads %u\n", ahead, listing_threads());
     return 0;
   }
   if (argc != 3 && !(argc == 4 && std::string(argv[3]) == "--runs-only")) {
@@ -175,6 +216,21 @@ int main(int argc, char** argv) {
     if (!again) return die(again.error());
     std::printf("scan_walk_ms %.1f\nscan_walk_files_read %llu\n", ms_since(t0),
                 static_cast<unsigned long long>(st.files_hashed));
+    // The same walk without the read-ahead, best of three against the walk with it, best of three.
+    double with = 1e18, without = 1e18;
+    for (int k = 0; k < 3; ++k) {
+      for (bool ahead : {true, false}) {
+        auto real = open_real_tree(tree);
+        if (!real) return die(real.error());
+        std::unique_ptr<TreeFs> walked = ahead ? std::move(*real) : std::make_unique<NoReadAhead>(std::move(*real));
+        ScanStats s2;
+        t0 = std::chrono::steady_clock::now();
+        if (auto w = scan_root(*walked, tree, m->roots[0].excludes, &m->roots[0], nullptr, s2); !w) return die(w.error());
+        (ahead ? with : without) = std::min(ahead ? with : without, ms_since(t0));
+      }
+    }
+    std::printf("scan_walk_read_ahead_ms %.1f\nscan_walk_one_at_a_time_ms %.1f\nscan_walk_read_ahead_threads %u\n", with,
+                without, listing_threads());
     struct stat ds;
     const std::string delta = store_dir + "/sessions/" + session.id + "/" + std::to_string(ten->n) + ".delta";
     if (::stat(delta.c_str(), &ds) == 0) std::printf("snapshot_10_changes_record_bytes %lld\n", static_cast<long long>(ds.st_size));

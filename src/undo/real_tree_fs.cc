@@ -14,6 +14,7 @@
 #include "sys/anchored_dir.h"
 #include "undo/copy_file.h"
 #include "undo/tree_fs.h"
+#include "undo/tree_listing.h"
 #include "sys/syscalls.h"
 
 namespace paddock::undo {
@@ -47,24 +48,6 @@ bool rel_at_or_under(const std::string& path, const std::string& root) {
 
 namespace {
 
-FileStat from_stat(const struct stat& st) {
-  FileStat f;
-  if (S_ISREG(st.st_mode)) f.type = EntryType::File;
-  else if (S_ISDIR(st.st_mode)) f.type = EntryType::Dir;
-  else if (S_ISLNK(st.st_mode)) f.type = EntryType::Symlink;
-  else if (S_ISFIFO(st.st_mode)) f.type = EntryType::Fifo;
-  else f.type = EntryType::Other;
-  f.mode = st.st_mode & 07777;
-  f.size = static_cast<std::uint64_t>(st.st_size);
-  f.mtime_ns = std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  f.ctime_ns = std::int64_t(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
-  f.ino = st.st_ino;
-  f.dev = st.st_dev;
-  f.uid = st.st_uid;
-  f.gid = st.st_gid;
-  return f;
-}
-
 // The kernel's struct linux_dirent64 (glibc has no getdents64 before 2.30's wrapper).
 struct Dirent64 {
   ino64_t d_ino;
@@ -86,6 +69,11 @@ class RealTreeFs final : public TreeFs {
   RealTreeFs(std::string root, sys::UniqueFd fd) : root_(std::move(root)), root_fd_(std::move(fd)) {}
 
   Result<std::vector<TreeChild>> list(const std::string& dir) override {
+    if (auto it = ahead_.find(dir); it != ahead_.end()) {
+      auto listing = std::move(it->second);
+      ahead_.erase(it);
+      return listing;
+    }
     auto fd = dir_fd(dir);
     if (!fd) return std::move(fd).take_error();
     // getdents64 on the kept descriptor itself (rewound): no second open, no DIR buffer.
@@ -106,23 +94,30 @@ class RealTreeFs final : public TreeFs {
           if (errno == ENOENT) continue;  // gone since it was listed
           return errno_error("cannot stat", errno, where(join_rel(dir, n)));
         }
-        out.push_back({n, from_stat(st)});
+        out.push_back({n, file_stat_from(st)});
       }
     }
     return out;
   }
 
+  void read_ahead(const ListingSkip& skip) override {
+    ahead_.clear();
+    if (const unsigned threads = listing_threads(); threads > 1)
+      ahead_ = list_tree(root_fd_.get(), root_, skip, kReadAheadDepth, threads, kReadAheadEntries);
+  }
+  void end_read_ahead() override { ahead_.clear(); }
+
   Result<FileStat> stat(const std::string& path) override {
     if (path.empty()) {
       struct stat st;
       if (::fstat(root_fd_.get(), &st) != 0) return errno_error("cannot stat", errno, root_);
-      return from_stat(st);
+      return file_stat_from(st);
     }
     auto fd = dir_fd(parent_rel(path));
     if (!fd) return std::move(fd).take_error();
     struct stat st;
     if (::fstatat(*fd, base(path), &st, AT_SYMLINK_NOFOLLOW) != 0) return errno_error("cannot stat", errno, where(path));
-    return from_stat(st);
+    return file_stat_from(st);
   }
 
   Result<sys::UniqueFd> open_file(const std::string& path) override {
@@ -291,8 +286,13 @@ class RealTreeFs final : public TreeFs {
     if (deep_ && rel_at_or_under(deep_path_, path)) deep_.reset();
   }
 
+  // How deep a read-ahead goes (tree_listing.h: about this many descriptors per thread).
+  static constexpr int kReadAheadDepth = 64;
+  // How many entries it holds at most (about 100 bytes each beside the walk's manifest).
+  static constexpr std::size_t kReadAheadEntries = 1'000'000;
   std::string root_;
   sys::UniqueFd root_fd_;
+  Listings ahead_;  // listings read ahead and not yet asked for
   std::vector<std::pair<std::string, sys::UniqueFd>> stack_;
   sys::UniqueFd deep_;  // the last directory opened past the kept ones (dir_fd's answer until its next call)
   std::string deep_path_;

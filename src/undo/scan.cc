@@ -56,18 +56,32 @@ Result<void> read_file_content(TreeFs& fs, const std::string& root, const std::s
 Result<RootManifest> scan_root(TreeFs& fs, const std::string& root, const std::vector<Exclude>& excludes,
                                const RootManifest* prev, Store* store, ScanStats& stats,
                                const ScanProgress& progress, std::uint64_t max_bytes_new) {
+  return scan_root(fs, root, excludes, [prev] { return prev; }, store, stats, progress, max_bytes_new);
+}
+
+Result<RootManifest> scan_root(TreeFs& fs, const std::string& root, const std::vector<Exclude>& excludes,
+                               const PrevIndex& prev_later, Store* store, ScanStats& stats,
+                               const ScanProgress& progress, std::uint64_t max_bytes_new) {
   RootManifest out;
   out.root = root;
   out.excludes = excludes;
+  // Before anything is stat'ed (the read-ahead included): the racy window counts from here.
   out.started_ns = fs.now_ns();
-  if (prev != nullptr) out.entries.reserve(prev->entries.size() + prev->entries.size() / 16);
-  // Entries the previous scan saw with a ctime this close to its start are read again.
-  const std::int64_t trusted_before = prev ? prev->started_ns - fs.timestamp_granularity_ns() : 0;
 
   auto root_st = fs.stat("");
   if (!root_st) return std::move(root_st).take_error();
   if (root_st->type != EntryType::Dir) return make_error("not a directory", root);
   out.entries.push_back({"", *root_st, {}, {}});
+  // The listings read ahead (tree_fs.h) skip what the walk skips; the index is found meanwhile.
+  fs.read_ahead([&](const std::string& path, const std::string& name) { return excluded(excludes, path, name); });
+  struct EndReadAhead {
+    TreeFs& fs;
+    ~EndReadAhead() { fs.end_read_ahead(); }
+  } end_read_ahead{fs};
+  const RootManifest* prev = prev_later ? prev_later() : nullptr;
+  if (prev != nullptr) out.entries.reserve(prev->entries.size() + prev->entries.size() / 16);
+  // Entries the previous scan saw with a ctime this close to its start are read again.
+  const std::int64_t trusted_before = prev ? prev->started_ns - fs.timestamp_granularity_ns() : 0;
 
   // PREV is in path_less order, as the walk is: it is merged in with a cursor (no hash map). An
   // entry out of order is only missed: its file is read again.
@@ -89,8 +103,9 @@ Result<RootManifest> scan_root(TreeFs& fs, const std::string& root, const std::v
       out.excludes.push_back({Exclude::Kind::Path, dir, "unreadable: " + children.error().describe()});
       return {};
     }
-    std::sort(children->begin(), children->end(),
-              [](const TreeChild& a, const TreeChild& b) { return a.name < b.name; });
+    auto by_name = [](const TreeChild& a, const TreeChild& b) { return a.name < b.name; };
+    if (!std::is_sorted(children->begin(), children->end(), by_name))
+      std::sort(children->begin(), children->end(), by_name);
     for (auto& c : *children) {
       std::string path = join_rel(dir, c.name);
       if (excluded(excludes, path, c.name)) continue;

@@ -44,5 +44,13 @@ Result<RootManifest> scan_root(TreeFs& fs, const std::string& root, const std::v
                                const RootManifest* prev, Store* store, ScanStats& stats,
                                const ScanProgress& progress = {},
                                std::uint64_t max_bytes_new = std::numeric_limits<std::uint64_t>::max());
+// The same with the metadata index given late: PREV_LATER is called once, after the scan's start
+// is taken and the tree's listings are read ahead (tree_fs.h) and before the walk, so that what
+// finds the index (a session's first one: the seed, seed.h) is read meanwhile.
+using PrevIndex = std::function<const RootManifest*()>;
+Result<RootManifest> scan_root(TreeFs& fs, const std::string& root, const std::vector<Exclude>& excludes,
+                               const PrevIndex& prev_later, Store* store, ScanStats& stats,
+                               const ScanProgress& progress = {},
+                               std::uint64_t max_bytes_new = std::numeric_limits<std::uint64_t>::max());
 
 }  // namespace paddock::undo

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <functional>
 #include <map>
 #include <set>
@@ -189,11 +190,20 @@ Result<SessionInfo> SnapshotManager::begin(const Scope& scope, const std::vector
 
 Result<Manifest> SnapshotManager::scan(const SessionInfo& s, const Manifest* prev, bool store_objects,
                                        ScanStats& stats, const ScanProgress& progress, std::uint64_t max_bytes_new) {
+  return scan(s, [prev] { return prev; }, store_objects, stats, progress, max_bytes_new);
+}
+
+Result<Manifest> SnapshotManager::scan(const SessionInfo& s, const std::function<const Manifest*()>& prev_later,
+                                       bool store_objects, ScanStats& stats, const ScanProgress& progress,
+                                       std::uint64_t max_bytes_new) {
   Manifest m;
   for (const auto& root : s.roots) {
     auto fs = opener_(root);
     if (!fs) return std::move(fs).take_error();
-    const RootManifest* p = prev ? prev->find_root(root) : nullptr;
+    auto p = [&]() -> const RootManifest* {
+      const Manifest* prev = prev_later();
+      return prev ? prev->find_root(root) : nullptr;
+    };
     auto r = scan_root(**fs, root, excludes_for(s, root), p, store_objects ? &store_ : nullptr, stats, progress,
                        max_bytes_new);
     if (!r) return std::move(r).take_error();
@@ -225,11 +235,28 @@ Result<SnapshotInfo> SnapshotManager::snapshot(SessionInfo& s, const std::string
       if (p) loaded = std::move(*p);  // no index: everything is read again, nothing is lost
       prev = loaded ? &*loaded : nullptr;
     }
-  } else if ((seed = find_seed(s))) {
-    prev = &seed->manifest;  // an earlier session's last snapshot of the same roots (seed.h)
   }
+  // A first snapshot's index is an earlier session's last snapshot of the same roots (seed.h),
+  // found and read on another thread while the first root's listings are read ahead (scan.h).
+  std::future<std::optional<Seed>> seeding;
+  if (s.snapshots.empty()) {
+    try {
+      seeding = std::async(std::launch::async, [this, &s] { return find_seed(s); });
+    } catch (const std::system_error&) {
+      seed = find_seed(s);  // no thread: found first
+      if (seed) prev = &seed->manifest;
+    }
+  }
+  auto index = [&]() -> const Manifest* {
+    if (seeding.valid()) {
+      seed = seeding.get();
+      if (seed) prev = &seed->manifest;
+    }
+    return prev;
+  };
   ScanStats stats;
-  auto m = scan(s, prev, true, stats, progress, max_bytes_new);
+  auto m = scan(s, index, true, stats, progress, max_bytes_new);
+  index();  // found, even when the scan stopped before asking
   auto fail = [&](Error e) -> Result<SnapshotInfo> {
     store_.discard_pending();
     s.incomplete = e.describe();

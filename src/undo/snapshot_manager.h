@@ -160,6 +160,11 @@ class SnapshotManager {
   Result<Manifest> scan(const SessionInfo& s, const Manifest* prev, bool store_objects, ScanStats& stats,
                         const ScanProgress& progress,
                         std::uint64_t max_bytes_new = std::numeric_limits<std::uint64_t>::max());
+  // The same with the index given late: PREV_LATER is called before each root's walk, after its
+  // listings are read ahead (scan.h).
+  Result<Manifest> scan(const SessionInfo& s, const std::function<const Manifest*()>& prev_later, bool store_objects,
+                        ScanStats& stats, const ScanProgress& progress,
+                        std::uint64_t max_bytes_new = std::numeric_limits<std::uint64_t>::max());
   Result<void> execute(const struct RestorePlan& plan, std::vector<std::string>& warnings);
   // EXECUTE between the gate's check before and after; what the check moved aside goes to OUT.
   Result<void> execute_checked(const SessionInfo& s, const struct RestorePlan& plan, RestoreOutcome& out);

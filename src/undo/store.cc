@@ -21,6 +21,7 @@
 #include "policy/path_util.h"
 #include "sys/anchored_dir.h"
 #include "undo/copy_file.h"
+#include "sys/fsync_all.h"
 #include "undo/sha256.h"
 
 namespace paddock::undo {
@@ -289,10 +290,17 @@ Result<void> Store::commit_objects() {
   // (on a busy machine 100 ms and more: more than a snapshot's walk).
   const bool few = pending_.size() <= kFsyncEach;
   if (syncfs_ && few) {
+    // Together (sys/fsync_all.h): one journal commit and device flush for all, not one each.
+    std::vector<sys::UniqueFd> files;
+    std::vector<int> fds;
+    std::vector<std::string> names;
     for (const auto& p : pending_) {
-      sys::UniqueFd f(::openat(tmp_.get(), p.tmp_name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-      if (!f || ::fsync(f.get()) != 0) return errno_error("fsync", errno, dir_ + "/tmp/" + p.tmp_name);
+      files.emplace_back(::openat(tmp_.get(), p.tmp_name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+      if (!files.back()) return errno_error("cannot open", errno, dir_ + "/tmp/" + p.tmp_name);
+      fds.push_back(files.back().get());
+      names.push_back(dir_ + "/tmp/" + p.tmp_name);
     }
+    if (auto f = sys::fsync_all(fds, names); !f) return f;
   } else if (syncfs_ && ::syncfs(tmp_.get()) != 0) {
     return errno_error("syncfs", errno, dir_);
   }
@@ -319,11 +327,16 @@ Result<void> Store::commit_objects() {
   if (syncfs_ && few) {
     std::set<std::string> subs;
     for (const auto& p : pending_) subs.insert(p.hash.substr(0, 2));
+    std::vector<sys::UniqueFd> dirs;
+    std::vector<int> fds{objects_.get()};
+    std::vector<std::string> names{dir_ + "/objects"};
     for (const auto& sub : subs) {
-      sys::UniqueFd d(::openat(objects_.get(), sub.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      if (!d || ::fsync(d.get()) != 0) return errno_error("fsync", errno, dir_ + "/objects/" + sub);
+      dirs.emplace_back(::openat(objects_.get(), sub.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (!dirs.back()) return errno_error("cannot open", errno, dir_ + "/objects/" + sub);
+      fds.push_back(dirs.back().get());
+      names.push_back(dir_ + "/objects/" + sub);
     }
-    if (::fsync(objects_.get()) != 0) return errno_error("fsync", errno, dir_ + "/objects");
+    if (auto f = sys::fsync_all(fds, names); !f) return f;
   }
   pending_.clear();
   pending_hashes_.clear();

@@ -109,7 +109,7 @@ class Store {
   // Copies SRC_FD's content into the store (pending until commit_objects), returns its hash.
   // *BYTES_NEW counts it when the store did not have it.
   Result<std::string> put_object(int src_fd, std::uint64_t* bytes_new, bool* is_new);
-  // Makes pending objects durable and visible (fsync of each, or syncfs past kFsyncEach; rename
+  // Makes pending objects durable and visible (fsync of each, together, or syncfs past kFsyncEach; rename
   // into objects/; the directories renamed into made durable).
   Result<void> commit_objects();
   static constexpr std::size_t kFsyncEach = 64;

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,12 +40,21 @@ struct TreeChild {
   FileStat st;
 };
 
+// SKIP(path, name): a directory a walk does not descend into (an excluded one).
+using ListingSkip = std::function<bool(const std::string& path, const std::string& name)>;
+
 class TreeFs {
  public:
   virtual ~TreeFs() = default;
 
   // The entries of directory DIR with their lstat, in no particular order.
   virtual Result<std::vector<TreeChild>> list(const std::string& dir) = 0;
+  // A hint before a walk of the whole tree (scan.h): the listings of its directories, but those
+  // SKIP names, may be read ahead, several at once, and list() then answers from them, once per
+  // directory (RealTreeFs: tree_listing.h). end_read_ahead() drops what the walk did not ask for.
+  // By default nothing is read ahead.
+  virtual void read_ahead(const ListingSkip& skip) { (void)skip; }
+  virtual void end_read_ahead() {}
   // lstat of PATH; errno ENOENT in the error when it is missing.
   virtual Result<FileStat> stat(const std::string& path) = 0;
   // A regular file opened for reading (O_NOFOLLOW: a symlink or anything else is an error).
