@@ -37,14 +37,16 @@ TEST(RunRequest, TheConfigureStepsErrorIsTheRequestsWithExit2) {
 }
 
 TEST(RunRequest, AnotherBackendRefusesWhatOnlyTheNativeOneDoes) {
-  for (int which = 0; which < 4; ++which) {
+  for (int which = 0; which < 5; ++which) {
     RunRequest req = request();
     req.backend = "bubblewrap";
     if (which == 0) req.exec = true;
     if (which == 1) req.net_log = "/tmp/net.log";
     if (which == 2) req.report = "/tmp/report.json";
     if (which == 3) req.undo = true;
-    expect_refused(run_request(std::move(req)), 2, "--exec, --net-log, --report and --undo need the native backend");
+    if (which == 4) req.denials = "/tmp/denials.jsonl";
+    expect_refused(run_request(std::move(req)), 2,
+                   "--exec, --net-log, --denials, --report and --undo need the native backend");
   }
 }
 
