@@ -48,15 +48,6 @@ bool rel_at_or_under(const std::string& path, const std::string& root) {
 
 namespace {
 
-// The kernel's struct linux_dirent64 (glibc has no getdents64 before 2.30's wrapper).
-struct Dirent64 {
-  ino64_t d_ino;
-  off64_t d_off;
-  unsigned short d_reclen;
-  unsigned char d_type;
-  char d_name[];
-};
-
 std::string temp_name() {
   static std::mt19937_64 rng{std::random_device{}()};
   char buf[48];
@@ -78,26 +69,7 @@ class RealTreeFs final : public TreeFs {
     if (!fd) return std::move(fd).take_error();
     // getdents64 on the kept descriptor itself (rewound): no second open, no DIR buffer.
     if (::lseek(*fd, 0, SEEK_SET) != 0) return errno_error("cannot read", errno, where(dir));
-    std::vector<TreeChild> out;
-    alignas(8) char buf[1 << 15];
-    for (;;) {
-      long got = sys::retry_eintr([&] { return sys::getdents64(*fd, buf, sizeof(buf)); });
-      if (got < 0) return errno_error("cannot read", errno, where(dir));
-      if (got == 0) break;
-      for (long off = 0; off < got;) {
-        const auto* de = reinterpret_cast<const Dirent64*>(buf + off);
-        off += de->d_reclen;
-        const char* n = de->d_name;
-        if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0))) continue;
-        struct stat st;
-        if (::fstatat(*fd, n, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-          if (errno == ENOENT) continue;  // gone since it was listed
-          return errno_error("cannot stat", errno, where(join_rel(dir, n)));
-        }
-        out.push_back({n, file_stat_from(st)});
-      }
-    }
-    return out;
+    return read_children(*fd, where(dir));
   }
 
   void read_ahead(const ListingSkip& skip) override {

@@ -57,13 +57,19 @@ struct Job {
 
 // DIR's children with their lstat, sorted by name (RealTreeFs::list's answer, errors included).
 Result<std::vector<TreeChild>> read_dir(int fd, const std::string& where_dir, const std::string& path) {
-  auto where = [&](const char* n) { return path.empty() ? where_dir + "/" + n : where_dir + "/" + path + "/" + n; };
-  const std::string here = path.empty() ? where_dir : where_dir + "/" + path;
+  auto out = read_children(fd, path.empty() ? where_dir : where_dir + "/" + path);
+  if (out) std::sort(out->begin(), out->end(), [](const TreeChild& a, const TreeChild& b) { return a.name < b.name; });
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<TreeChild>> read_children(int fd, const std::string& shown) {
   std::vector<TreeChild> out;
   alignas(8) char buf[1 << 15];
   for (;;) {
     long got = sys::retry_eintr([&] { return sys::getdents64(fd, buf, sizeof(buf)); });
-    if (got < 0) return errno_error("cannot read", errno, here);
+    if (got < 0) return errno_error("cannot read", errno, shown);
     if (got == 0) break;
     for (long off = 0; off < got;) {
       const auto* de = reinterpret_cast<const Dirent64*>(buf + off);
@@ -73,16 +79,13 @@ Result<std::vector<TreeChild>> read_dir(int fd, const std::string& where_dir, co
       struct stat st;
       if (::fstatat(fd, n, &st, AT_SYMLINK_NOFOLLOW) != 0) {
         if (errno == ENOENT) continue;  // gone since it was listed
-        return errno_error("cannot stat", errno, where(n));
+        return errno_error("cannot stat", errno, shown + "/" + n);
       }
       out.push_back({n, file_stat_from(st)});
     }
   }
-  std::sort(out.begin(), out.end(), [](const TreeChild& a, const TreeChild& b) { return a.name < b.name; });
   return out;
 }
-
-}  // namespace
 
 Listings list_tree(int root_fd, const std::string& root_name, const ListingSkip& skip, int max_depth, unsigned threads,
                    std::size_t max_entries) {

@@ -33,6 +33,11 @@ Listings list_tree(int root_fd, const std::string& root_name, const ListingSkip&
 // The threads a read-ahead uses here: the machine's cores, at most 4; 1 means none is worth it.
 unsigned listing_threads();
 
+// DIR's children (FD, read from its current offset) with their lstat, in the kernel's order: "."
+// and ".." left out, a child gone since it was listed skipped. SHOWN names DIR in errors. The one
+// reader of a directory for the walk (RealTreeFs::list) and its read-ahead.
+Result<std::vector<TreeChild>> read_children(int fd, const std::string& shown);
+
 // lstat's answer as a FileStat.
 FileStat file_stat_from(const struct stat& st);
 
